@@ -1,0 +1,48 @@
+import ArgumentParser
+
+/// `posewatch doctor`: checks cameras, GPIO lines, the journal and model files.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check cameras, GPIO LEDs, the journal and model files; exit 0 when posewatch can run.",
+        discussion: "Exit status: 0 ready, 1 at least one item failed, 2 usage error.")
+
+    @Flag(help: "Print the report as one JSON object.")
+    var json = false
+
+    @Option(help: "Camera device or stable name to check (default: the first usable camera).")
+    var camera: String?
+
+    @Option(help: "Path of the pose model (MoveNet Lightning int8).")
+    var poseModel: String?
+
+    @Option(help: "Path of the action classifier model.")
+    var classifierModel: String?
+
+    @Option(help: "LED backend to check: gpio or console.")
+    var leds: String?
+
+    func validate() throws {
+        if let leds, LEDBackend(rawValue: leds) == nil {
+            throw ValidationError("--leds must be 'gpio' or 'console', not '\(leds)'")
+        }
+    }
+
+    func run() throws {
+        var configuration = ApplianceConfiguration()
+        if let camera { configuration.cameraDevice = camera }
+        if let poseModel { configuration.poseModelPath = poseModel }
+        if let classifierModel { configuration.classifierModelPath = classifierModel }
+        if let leds, let backend = LEDBackend(rawValue: leds) { configuration.ledBackend = backend }
+
+        let observations = DoctorProbe.observe(configuration: configuration)
+        let report = Diagnosis.report(observations, configuration: configuration)
+        if json {
+            print(report.json(version: PosewatchVersion.current).serialized())
+        } else {
+            print("posewatch \(PosewatchVersion.current) doctor (\(observations.gpioBackend))")
+            print(report.text())
+        }
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+}

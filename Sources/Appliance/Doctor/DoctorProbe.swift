@@ -1,0 +1,65 @@
+import Capture
+import Outputs
+import LinuxSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Gathers the doctor's observations from the real machine: V4L2 nodes, GPIO chips and lines,
+/// the journald socket, model files.
+public enum DoctorProbe {
+    public static func observe(configuration: ApplianceConfiguration, devDirectory: String = "/dev") -> DoctorObservations {
+        var observations = DoctorObservations()
+        let stableNames = CameraEnumeration.stableNames()
+        observations.cameraNodes = CameraEnumeration.videoNodePaths(directory: devDirectory).map { path in
+            let result: Result<CameraDescription, SystemCallError>
+            do throws(SystemCallError) {
+                result = .success(try CameraEnumeration.describe(path: path, stableNames: stableNames[path] ?? []))
+            } catch {
+                result = .failure(error)
+            }
+            return .init(path: path, description: result)
+        }
+        if let preload = getenv("LD_PRELOAD") {
+            observations.underLibcamerify = String(cString: preload).contains("v4l2-compat")
+        }
+        observations.gpioBackend = GPIOEnumeration.backend
+        observations.gpioChips = GPIOEnumeration.chips(directory: devDirectory)
+        observations.ledLines = GPIOEnumeration.locate(lines: configuration.allLEDLines, directory: devDirectory)
+        observations.journalError = journalReachability(observations.journalSocketPath)
+        observations.models = [
+            modelFile(role: "pose model", path: configuration.poseModelPath,
+                      expected: configuration.poseModelPath.hasSuffix(KnownModels.moveNetFileName) ? KnownModels.moveNetLightningInt8SHA256 : nil),
+            modelFile(role: "action classifier", path: configuration.classifierModelPath, expected: nil),
+        ]
+        return observations
+    }
+
+    /// Connects a datagram socket to journald's native socket: nil when it accepts, else the errno.
+    static func journalReachability(_ path: String) -> Errno? {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return .current }
+        let owner = OwnedFileDescriptor(adopting: fd)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return Errno(rawValue: ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(owner.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0 ? nil : .current
+    }
+
+    static func modelFile(role: String, path: String, expected: String?) -> DoctorObservations.ModelFile {
+        do throws(SystemCallError) {
+            let mapping = try MemoryMappedFile(path: path)
+            return .init(role: role, path: path,
+                         contents: .success((mapping.bytes.count, SHA256.hexDigest(of: mapping.bytes))), expectedSHA256: expected)
+        } catch {
+            return .init(role: role, path: path, contents: .failure(error), expectedSHA256: expected)
+        }
+    }
+}

@@ -1,0 +1,2 @@
+#include <libv4l2.h>
+#include <libv4lconvert.h>

@@ -1,0 +1,3 @@
+import Appliance
+
+PosewatchCommand.main()

@@ -29,8 +29,10 @@ let package = Package(
         .target(name: "CV4L2", dependencies: ["CLibV4L2"]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
 
+        .target(name: "CLinuxSystem"),
+
         // MARK: the pipeline
-        .target(name: "LinuxSystem"),
+        .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
         .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),

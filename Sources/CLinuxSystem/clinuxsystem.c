@@ -1,0 +1,1 @@
+// Headers only; this file gives the target an object to build.

@@ -50,6 +50,7 @@ let package = Package(
         // MARK: tests, one target per module
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
+        .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
     ]

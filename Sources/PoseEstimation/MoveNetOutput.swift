@@ -1,0 +1,40 @@
+/// Decodes MoveNet SinglePose's output and decides whether anybody is there.
+///
+/// The model's output is `float32[1, 1, 17, 3]`: per joint (y, x, score), y and x normalised to
+/// the model's square input. The crop region that produced the input maps them back to frame pixels.
+public enum MoveNetOutput {
+    /// The pose in frame pixels from the raw output (51 floats in (y, x, score) order per joint).
+    public static func decode(_ output: UnsafeBufferPointer<Float>, region: CropRegion) -> Pose {
+        precondition(output.count >= Joint.count * 3, "MoveNet output has 51 values")
+        var pose = Pose()
+        for index in 0..<Joint.count {
+            let point = region.framePoint(normalizedX: output[index * 3 + 1], normalizedY: output[index * 3])
+            pose[index] = Keypoint(x: point.x, y: point.y, score: output[index * 3 + 2])
+        }
+        return pose
+    }
+}
+
+/// The rule that turns MoveNet's always-present 17 keypoints into "a person" or "nobody".
+///
+/// MoveNet SinglePose has no person score, and on an empty room or a title card it still places
+/// 17 points, with low scores. A person is present when at least `minimumConfidentKeypoints`
+/// keypoints score at least `keypointScore`, and those include a shoulder and a hip (a body, not a
+/// face-like blob or a poster's corner). Defaults were chosen on real frames; see README.md.
+public struct PersonPresenceRule: Sendable, Equatable {
+    /// The score at which a keypoint counts as seen.
+    public var keypointScore: Float = 0.3
+    /// How many keypoints must be seen.
+    public var minimumConfidentKeypoints = 6
+
+    public init() {}
+
+    /// Whether `pose` shows a person.
+    public func isPerson(_ pose: Pose) -> Bool {
+        var confident = 0
+        for index in 0..<Joint.count where pose[index].score >= keypointScore { confident += 1 }
+        let shoulder = max(pose[.leftShoulder].score, pose[.rightShoulder].score) >= keypointScore
+        let hip = max(pose[.leftHip].score, pose[.rightHip].score) >= keypointScore
+        return confident >= minimumConfidentKeypoints && shoulder && hip
+    }
+}

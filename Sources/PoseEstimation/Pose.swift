@@ -6,11 +6,13 @@ public enum Joint: Int, CaseIterable, Sendable {
     case leftHip, rightHip, leftKnee, rightKnee, leftAnkle, rightAnkle
 
     /// snake_case name as used in model metadata and reports (`left_shoulder`).
-    public var name: String {
-        ["nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
-         "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip",
-         "left_knee", "right_knee", "left_ankle", "right_ankle"][rawValue]
-    }
+    public var name: String { Self.names[rawValue] }
+
+    private static let names = [
+        "nose", "left_eye", "right_eye", "left_ear", "right_ear", "left_shoulder", "right_shoulder",
+        "left_elbow", "right_elbow", "left_wrist", "right_wrist", "left_hip", "right_hip",
+        "left_knee", "right_knee", "left_ankle", "right_ankle",
+    ]
 
     /// The joint on the other side of the body (nose maps to itself); used to mirror poses.
     public var mirrored: Joint {

@@ -1,0 +1,126 @@
+/// Turns classifier outputs into decisions the user sees, and keeps them from flickering.
+///
+/// Rules, in order, each time a window is classified:
+/// 1. Before the first full window: `startingUp`.
+/// 2. Fewer than `minimumPresentShare` (60 %) of the window's slots hold a real pose: `noPerson`,
+///    reported at once (the LEDs go off promptly when someone leaves), and the smoothing restarts.
+/// 3. Otherwise the class probabilities are averaged with the previous decision's
+///    (exponential smoothing, weight `smoothing` on the past); the best class below
+///    `confidenceThreshold` (0.6) is `lowConfidence`, else `action(label)`.
+/// 4. Hysteresis: a decision different from the one reported is only reported after it has come
+///    out `confirmations` (2) times in a row; until then the previous report stands. Leaving
+///    `startingUp` and entering `noPerson` need no confirmation.
+public struct DecisionPolicy: Sendable {
+    public var confidenceThreshold: Float = 0.6
+    public var minimumPresentShare: Double = 0.6
+    /// Weight of the previous smoothed probabilities (0 = no smoothing).
+    public var smoothing: Float = 0.5
+    /// How many consecutive windows a new decision needs before it is reported.
+    public var confirmations = 2
+
+    private var smoothed: [Float]
+    private var hasHistory = false
+    private var candidate: ActionDecision?
+    private var candidateRuns = 0
+    /// The decision currently reported.
+    public private(set) var reported: ActionDecision = .startingUp
+
+    /// A policy for a model with `labels` outputs.
+    public init(labelCount: Int) {
+        smoothed = [Float](repeating: 0, count: labelCount)
+    }
+
+    /// The decision after a window with `presentShare` of its slots holding poses; `probabilities`
+    /// are the classifier's outputs in `labels` order (ignored for `noPerson`).
+    public mutating func decide(windowFull: Bool, presentShare: Double, probabilities: UnsafeBufferPointer<Float>,
+                                labels: [ActionLabel]) -> ActionDecision {
+        guard windowFull else { return report(.startingUp, immediately: true) }
+        guard presentShare >= minimumPresentShare else {
+            hasHistory = false
+            return report(.noPerson, immediately: true)
+        }
+        precondition(probabilities.count == smoothed.count && labels.count == smoothed.count)
+        var best = 0
+        for index in 0..<smoothed.count {
+            smoothed[index] = hasHistory ? smoothing * smoothed[index] + (1 - smoothing) * probabilities[index] : probabilities[index]
+            if smoothed[index] > smoothed[best] { best = index }
+        }
+        hasHistory = true
+        let confidence = smoothed[best]
+        let decision: ActionDecision = confidence < confidenceThreshold
+            ? .lowConfidence(best: labels[best], confidence: confidence) : .action(labels[best], confidence: confidence)
+        return report(decision, immediately: false)
+    }
+
+    /// Forgets history (a new session).
+    public mutating func reset() {
+        hasHistory = false
+        candidate = nil
+        candidateRuns = 0
+        reported = .startingUp
+    }
+
+    private mutating func report(_ decision: ActionDecision, immediately: Bool) -> ActionDecision {
+        if Self.sameKind(decision, reported) {
+            reported = decision  // same label: refresh the confidence
+            candidate = nil
+            candidateRuns = 0
+            return reported
+        }
+        if immediately || reported == .startingUp {
+            reported = decision
+            candidate = nil
+            candidateRuns = 0
+            return reported
+        }
+        if let current = candidate, Self.sameKind(current, decision) {
+            candidateRuns += 1
+        } else {
+            candidate = decision
+            candidateRuns = 1
+        }
+        if candidateRuns >= confirmations {
+            reported = decision
+            candidate = nil
+            candidateRuns = 0
+        }
+        return reported
+    }
+
+    /// Same outcome and, for actions, the same label (confidence may differ).
+    static func sameKind(_ a: ActionDecision, _ b: ActionDecision) -> Bool {
+        switch (a, b) {
+        case (.startingUp, .startingUp), (.noPerson, .noPerson), (.lowConfidence, .lowConfidence): return true
+        case (.action(let x, _), .action(let y, _)): return x == y
+        default: return false
+        }
+    }
+}
+
+/// Seconds spent in each decision, like Apple's `actionFrameCounts` but in seconds: each decision
+/// accounts for the time since the previous one.
+public struct ActionSummary: Sendable {
+    /// Seconds per decision name (`jumping_jacks`, `no_person`, …), `starting_up` excluded.
+    public private(set) var seconds: [String: Double] = [:]
+    /// Repetitions per action label.
+    public private(set) var repetitions: [ActionLabel: Int] = [:]
+    public private(set) var decisions = 0
+
+    public init() {
+        for label in ActionLabel.allCases { seconds[label.rawValue] = 0 }
+        seconds["no_person"] = 0
+        seconds["low_confidence"] = 0
+    }
+
+    /// Records a decision covering `duration` seconds.
+    public mutating func record(_ decision: ActionDecision, duration: Double) {
+        decisions += 1
+        guard decision != .startingUp else { return }
+        seconds[decision.name, default: 0] += duration
+    }
+
+    /// Records a repetition's new cumulative count for `label`.
+    public mutating func recordRepetition(_ label: ActionLabel, count: Int) {
+        repetitions[label] = count
+    }
+}

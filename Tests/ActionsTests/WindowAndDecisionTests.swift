@@ -1,0 +1,119 @@
+import Testing
+import PoseEstimation
+@testable import Actions
+
+private func pose(_ marker: Float) -> Pose {
+    Pose(keypoints: (0..<17).map { _ in Keypoint(x: marker, y: marker, score: 0.9) })
+}
+
+@Suite struct PoseWindowTests {
+    func markers(_ window: PoseWindow) -> [Float?] {
+        var result: [Float?] = []
+        window.forEachSlot { pose, present in result.append(present ? pose[0].x : nil) }
+        return result
+    }
+
+    @Test func posesFillSlotsInTimeOrderAndTheWindowFillsUp() {
+        var window = PoseWindow(length: 4, framesPerSecond: 10)
+        for frame in 0..<3 { window.add(pose(Float(frame)), at: Double(frame) / 10) }
+        #expect(!window.isFull)
+        window.add(pose(3), at: 0.3)
+        #expect(window.isFull)
+        #expect(markers(window) == [0, 1, 2, 3])
+        window.add(pose(4), at: 0.4)
+        #expect(markers(window) == [1, 2, 3, 4])
+    }
+
+    @Test func droppedFramesLeaveEmptySlotsAtTheirTimes() {
+        var window = PoseWindow(length: 5, framesPerSecond: 10)
+        window.add(pose(0), at: 0)
+        window.add(pose(1), at: 0.1)
+        #expect(window.add(pose(4), at: 0.4) == 3)  // frames at 0.2 and 0.3 never came
+        #expect(markers(window) == [0, 1, nil, nil, 4])
+        #expect(window.presentCount == 3)
+    }
+
+    @Test func nobodyInAFrameIsAnEmptySlot() {
+        var window = PoseWindow(length: 3, framesPerSecond: 10)
+        window.add(pose(0), at: 0)
+        window.add(nil, at: 0.1)
+        window.add(pose(2), at: 0.2)
+        #expect(markers(window) == [0, nil, 2])
+    }
+
+    @Test func aFasterCameraKeepsTheNewestPoseOfEachSlot() {
+        var window = PoseWindow(length: 3, framesPerSecond: 10)
+        window.add(pose(0), at: 0)
+        #expect(window.add(pose(1), at: 0.04) == 0)  // rounds to slot 0 again
+        window.add(pose(2), at: 0.1)
+        #expect(markers(window).suffix(2) == [1, 2])
+    }
+
+    @Test func aLongGapEmptiesTheWholeWindowWithoutLooping() {
+        var window = PoseWindow(length: 3, framesPerSecond: 10)
+        for frame in 0..<3 { window.add(pose(Float(frame)), at: Double(frame) / 10) }
+        window.add(pose(9), at: 100)
+        #expect(markers(window) == [nil, nil, 9])
+    }
+}
+
+@Suite struct DecisionPolicyTests {
+    let labels: [ActionLabel] = [.jumpingJacks, .squats, .other]
+
+    func decide(_ policy: inout DecisionPolicy, _ probabilities: [Float], full: Bool = true, present: Double = 1) -> ActionDecision {
+        probabilities.withUnsafeBufferPointer { policy.decide(windowFull: full, presentShare: present, probabilities: $0, labels: labels) }
+    }
+
+    @Test func beforeTheFirstFullWindowItIsStartingUp() {
+        var policy = DecisionPolicy(labelCount: 3)
+        #expect(decide(&policy, [1, 0, 0], full: false) == .startingUp)
+    }
+
+    @Test func theFirstConfidentWindowIsReportedAtOnce() {
+        var policy = DecisionPolicy(labelCount: 3)
+        #expect(decide(&policy, [0.9, 0.05, 0.05]) == .action(.jumpingJacks, confidence: 0.9))
+    }
+
+    @Test func fewerThanSixtyPercentRealPosesIsNoPersonImmediately() {
+        var policy = DecisionPolicy(labelCount: 3)
+        _ = decide(&policy, [0.9, 0.05, 0.05])
+        #expect(decide(&policy, [0.9, 0.05, 0.05], present: 0.59) == .noPerson)
+        #expect(decide(&policy, [0.9, 0.05, 0.05], present: 0.6).name == "no_person")  // needs confirmation back
+        #expect(decide(&policy, [0.9, 0.05, 0.05], present: 0.6).name == "jumping_jacks")
+    }
+
+    @Test func aSingleDissentingWindowDoesNotFlipTheLabel() {
+        var policy = DecisionPolicy(labelCount: 3)
+        policy.smoothing = 0
+        _ = decide(&policy, [0.9, 0.05, 0.05])
+        #expect(decide(&policy, [0.05, 0.9, 0.05]).name == "jumping_jacks")
+        #expect(decide(&policy, [0.9, 0.05, 0.05]).name == "jumping_jacks")
+        #expect(decide(&policy, [0.05, 0.9, 0.05]).name == "jumping_jacks")
+        #expect(decide(&policy, [0.05, 0.9, 0.05]).name == "squats")
+    }
+
+    @Test func belowTheThresholdIsLowConfidenceWithTheBestGuess() {
+        var policy = DecisionPolicy(labelCount: 3)
+        #expect(decide(&policy, [0.5, 0.3, 0.2]) == .lowConfidence(best: .jumpingJacks, confidence: 0.5))
+    }
+
+    @Test func smoothingAveragesWithThePreviousWindow() {
+        var policy = DecisionPolicy(labelCount: 3)
+        _ = decide(&policy, [0.9, 0.1, 0])
+        #expect(decide(&policy, [0.5, 0.5, 0]) == .action(.jumpingJacks, confidence: 0.7))
+    }
+}
+
+@Suite struct ActionSummaryTests {
+    @Test func secondsAccumulatePerDecisionAndStartingUpIsNotCounted() {
+        var summary = ActionSummary()
+        summary.record(.startingUp, duration: 1)
+        summary.record(.action(.squats, confidence: 0.9), duration: 0.5)
+        summary.record(.action(.squats, confidence: 0.8), duration: 0.5)
+        summary.record(.noPerson, duration: 0.5)
+        #expect(summary.seconds["squats"] == 1.0)
+        #expect(summary.seconds["no_person"] == 0.5)
+        #expect(summary.seconds["starting_up"] == nil)
+        #expect(summary.decisions == 4)
+    }
+}

@@ -94,6 +94,12 @@ extension FrameInterval {
         }
     }
 
+    /// When frame `index` of a stream at this interval is due, in nanoseconds from its start
+    /// (exact: no accumulated rounding).
+    public func presentationTime(ofFrame index: UInt64) -> Int64 {
+        denominator == 0 ? 0 : Int64(index) * Int64(numerator) * 1_000_000_000 / Int64(denominator)
+    }
+
     /// The interval in nanoseconds (0 when unknown).
     public var nanoseconds: Int64 {
         denominator == 0 ? 0 : Int64(numerator) * 1_000_000_000 / Int64(denominator)

@@ -123,7 +123,7 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
             position = bytes.count
             return .endOfStream
         }
-        let presentation = Int64(index) * frameInterval.nanoseconds
+        let presentation = frameInterval.presentationTime(ofFrame: index)
         guard pacer.waitUntilDue(presentation, timeoutMilliseconds: timeoutMilliseconds) else { return .timedOut }
         let frame = Frame(bytes: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<(dataStart + frameByteCount)]),
                           layout: frameLayout, timestamp: MonotonicInstant(nanoseconds: presentation), sequence: index)
@@ -191,19 +191,23 @@ public struct MJPEGFileSource: ~Copyable, FrameSource {
         let bytes = file.bytes
         guard let start = Self.nextStart(in: bytes, from: position) else { return .endOfStream }
         guard let end = JPEGMarkers.imageEnd(in: bytes, from: start) else {
-            // Runs off the end of the file: a truncated last image.
+            // Damaged or truncated: its segments run off the end of the file. Skip it and look for
+            // the next start-of-image after its own.
             statistics.broken += 1
-            position = bytes.count
-            return .endOfStream
+            position = start + 2
+            return .nothingNew
         }
-        let presentation = Int64(index) * frameInterval.nanoseconds
+        let presentation = frameInterval.presentationTime(ofFrame: index)
         guard pacer.waitUntilDue(presentation, timeoutMilliseconds: timeoutMilliseconds) else { return .timedOut }
         position = end
         let frame = Frame(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), layout: frameLayout,
                           timestamp: MonotonicInstant(nanoseconds: presentation), sequence: index)
         index += 1
         if body(frame) == .broken {
+            // Damaged data can make the segment walk overshoot into the next image: resynchronise
+            // at the next start-of-image after this one's.
             statistics.broken += 1
+            position = start + 2
             return .brokenFrame
         }
         statistics.delivered += 1
@@ -307,7 +311,7 @@ public struct SyntheticSource: ~Copyable, FrameSource {
 
     public mutating func nextFrame(timeoutMilliseconds: Int32, _ body: (borrowing Frame) -> FrameUse) -> FrameOutcome {
         if let frameCount, index >= UInt64(frameCount) { return .endOfStream }
-        let presentation = Int64(index) * frameInterval.nanoseconds
+        let presentation = frameInterval.presentationTime(ofFrame: index)
         guard pacer.waitUntilDue(presentation, timeoutMilliseconds: timeoutMilliseconds) else { return .timedOut }
         render(index)
         let frame = Frame(bytes: UnsafeRawBufferPointer(buffer), layout: frameLayout,

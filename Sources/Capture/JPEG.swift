@@ -20,12 +20,13 @@ public enum JPEGMarkers {
         var position = start
         guard position + 4 <= bytes.count, bytes[position] == 0xFF, bytes[position + 1] == 0xD8 else { return nil }
         position += 2
-        while position + 4 <= bytes.count {
+        while position + 2 <= bytes.count {
             guard bytes[position] == 0xFF else { position += 1; continue }  // tolerate junk between segments
             let marker = bytes[position + 1]
             if marker == 0xFF { position += 1; continue }  // fill byte
             if marker == 0xD9 { return position + 2 }
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { position += 2; continue }
+            guard position + 4 <= bytes.count else { return nil }
             let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
             position += 2 + length
             if marker == 0xDA {

@@ -66,9 +66,11 @@ extension V4L2SystemCalls {
     /// other errno.
     @inlinable @inline(__always)
     func control<Argument>(_ fd: Int32, _ request: UInt, _ argument: inout Argument) throws(Errno) -> Bool {
-        try withUnsafeMutableBytes(of: &argument) { (raw) throws(Errno) -> Bool in
-            try retryingInterruptsUnlessWouldBlock { ioctl(fd, request, raw.baseAddress!) } != nil
-        }
+        // The closure itself does not throw (errno is read by the retry helper), which keeps this
+        // within what Swift 6.0's typed throws can check.
+        try retryingInterruptsUnlessWouldBlock {
+            withUnsafeMutablePointer(to: &argument) { ioctl(fd, request, UnsafeMutableRawPointer($0)) }
+        } != nil
     }
 
     /// `control`, with a would-block answer treated as the failure it is for set-up ioctls, and

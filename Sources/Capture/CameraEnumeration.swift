@@ -152,3 +152,27 @@ public enum CameraEnumeration {
 func cString<T>(_ tuple: T) -> String {
     withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
 }
+
+/// Which device the camera source opens when the config names none.
+public enum CameraSelection {
+    /// The configured device if there is one; else, among usable cameras, the one the udev rule
+    /// named `/dev/posewatch-camera`; else the first usable camera by its `/dev/v4l/by-id` name
+    /// (stable across re-plugging, unlike `/dev/videoN`), or its node. nil when none is usable.
+    public static func resolve(configured: String?, cameras: [CameraDescription]) -> String? {
+        if let configured { return configured }
+        let usable = cameras.filter(\.isUsableCamera)
+        if usable.contains(where: { $0.stableNames.contains("/dev/posewatch-camera") }) { return "/dev/posewatch-camera" }
+        guard let first = usable.first else { return nil }
+        return first.stableNames.first { $0.hasPrefix("/dev/v4l/by-id/") } ?? first.path
+    }
+
+    /// `resolve` over the cameras on this machine (describes every `/dev/video*` node).
+    public static func resolveOnThisMachine(configured: String?) -> String? {
+        if let configured { return configured }
+        let names = CameraEnumeration.stableNames()
+        let cameras = CameraEnumeration.videoNodePaths().compactMap { path in
+            try? CameraEnumeration.describe(path: path, stableNames: names[path] ?? [])
+        }
+        return resolve(configured: nil, cameras: cameras)
+    }
+}

@@ -39,6 +39,10 @@ public struct TensorMapping: Sendable, Equatable {
         self.tensorHeight = tensorHeight
     }
 
+    /// Where tensor pixel (0, 0)'s corner lies in the frame: `frame = offset + tensor × scale`.
+    public var offsetX: Double { region.x }
+    public var offsetY: Double { region.y }
+
     /// Frame pixels per tensor pixel, horizontally and vertically.
     public var scaleX: Double { region.width / Double(tensorWidth) }
     public var scaleY: Double { region.height / Double(tensorHeight) }
@@ -46,6 +50,11 @@ public struct TensorMapping: Sendable, Equatable {
     /// A point in normalized tensor coordinates (0…1), in frame pixels.
     public func framePoint(normalizedX: Double, normalizedY: Double) -> (x: Double, y: Double) {
         (region.x + normalizedX * region.width, region.y + normalizedY * region.height)
+    }
+
+    /// A point in tensor pixels (0…tensorWidth), in frame pixels.
+    public func framePoint(tensorX: Double, tensorY: Double) -> (x: Double, y: Double) {
+        (offsetX + tensorX * scaleX, offsetY + tensorY * scaleY)
     }
 
     /// A point in frame pixels, in normalized tensor coordinates.

@@ -324,3 +324,23 @@ import Glibc
         #expect(kept == [true, true, false, true])
     }
 }
+
+@Suite struct CameraSelectionTests {
+    static func camera(_ path: String, names: [String], usable: Bool = true) -> CameraDescription {
+        CameraDescription(path: path, stableNames: names, driver: usable ? "uvcvideo" : "unicam", card: "", busInfo: "",
+                          capabilities: [.videoCapture, .streaming],
+                          formats: [PixelFormatDescription(fourCC: usable ? .yuyv : FourCC("pRAA")!, name: "", isCompressed: false,
+                                                           isEmulated: false, frameSizes: [])])
+    }
+
+    @Test func theConfiguredDeviceWinsThenTheUdevNameThenTheFirstUsableByID() {
+        let raw = Self.camera("/dev/video0", names: [], usable: false)
+        let webcam = Self.camera("/dev/video2", names: ["/dev/v4l/by-path/pci-0", "/dev/v4l/by-id/usb-Cam-video-index0"])
+        let named = Self.camera("/dev/video4", names: ["/dev/posewatch-camera"])
+        #expect(CameraSelection.resolve(configured: "/dev/video9", cameras: [raw, webcam]) == "/dev/video9")
+        #expect(CameraSelection.resolve(configured: nil, cameras: [raw, webcam, named]) == "/dev/posewatch-camera")
+        #expect(CameraSelection.resolve(configured: nil, cameras: [raw, webcam]) == "/dev/v4l/by-id/usb-Cam-video-index0")
+        #expect(CameraSelection.resolve(configured: nil, cameras: [raw, Self.camera("/dev/video6", names: [])]) == "/dev/video6")
+        #expect(CameraSelection.resolve(configured: nil, cameras: [raw]) == nil)
+    }
+}

@@ -183,6 +183,35 @@ struct MJPEGConversionTests {
         }
     }
 
+    @Test func anMJPEGFrameWithoutHuffmanTablesDecodesLikeOneWithThem() throws {
+        // UVC cameras leave out the (standard) Huffman tables to save bandwidth.
+        let directory = temporaryDirectory()
+        defer { removeDirectory(directory) }
+        #expect(run("ffmpeg -v error -f lavfi -i testsrc=size=320x240:rate=10 -frames:v 1 -c:v mjpeg -huffman default -f mjpeg \(directory)/full.jpg"))
+        let file = fopen(directory + "/full.jpg", "rb")!
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        let count = bytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+        fclose(file)
+        bytes.removeLast(bytes.count - count)
+        // Drop every DHT (FF C4) segment before the scan.
+        var stripped: [UInt8] = [0xFF, 0xD8]
+        var position = 2
+        while position + 4 <= bytes.count {
+            let marker = bytes[position + 1]
+            let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+            if marker == 0xDA { stripped += bytes[position...]; break }
+            if marker != 0xC4 { stripped += bytes[position..<(position + 2 + length)] }
+            position += 2 + length
+        }
+        #expect(stripped.count < bytes.count - 100)
+        let layout = FrameLayout(pixelFormat: .mjpeg, width: 320, height: 240)
+        let withTables = convertWithConverter(bytes, layout, region: .letterbox)
+        let withoutTables = convertWithConverter(stripped, layout, region: .letterbox)
+        #expect(withTables.mapping != nil)
+        #expect(withoutTables.mapping != nil)
+        #expect(withTables.output == withoutTables.output)
+    }
+
     @Test func aDamagedImageInAnMJPEGStreamIsSkippedAndTheStreamGoesOn() throws {
         let directory = temporaryDirectory()
         defer { removeDirectory(directory) }

@@ -131,6 +131,8 @@ public enum WakeResult: Sendable, Equatable {
     case frame
     case timedOut
     case nothingNew
+    /// The driver reported `V4L2_EVENT_SOURCE_CHANGE`: the device must be re-opened.
+    case sourceChanged
 }
 
 /// A streaming V4L2 camera: the open node, the negotiated mode, the mmap ring, drain-to-newest.
@@ -157,6 +159,8 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     public let frameIntervalFallback: Bool
     var decimator: FrameDecimator
     var lastSequence: UInt32?
+    /// Whether the driver accepted `VIDIOC_SUBSCRIBE_EVENT` for source changes.
+    let watchesSourceChanges: Bool
     /// Counters for this opening of the device.
     public internal(set) var statistics = CaptureStatistics()
     /// Why the last `dequeueNewest` returned nil.
@@ -241,6 +245,11 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
             try calls.require(fd, PW_VIDIOC_QBUF, &buffer, path: path)
             ring.queued[index] = true
         }
+        // A source change (new resolution or signal) means "restart", never "patch in place";
+        // cameras that cannot report one (most webcams) simply refuse the subscription.
+        var subscription = v4l2_event_subscription()
+        subscription.type = UInt32(V4L2_EVENT_SOURCE_CHANGE)
+        let watchesSourceChanges = (try? calls.control(fd, PW_VIDIOC_SUBSCRIBE_EVENT, &subscription)) == true
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         try calls.require(fd, PW_VIDIOC_STREAMON, &type, path: path)
 
@@ -254,6 +263,7 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         self.cameraInterval = interval
         self.frameIntervalFallback = fallback
         self.decimator = decimator
+        self.watchesSourceChanges = watchesSourceChanges
     }
 
     /// `VIDIOC_S_PARM` with the mode's interval, reading back what the driver chose. When the
@@ -306,11 +316,16 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     public mutating func dequeueNewest(timeoutMilliseconds: Int32) throws(Errno) -> DequeuedBuffer? {
         let fd = descriptor.rawValue
         var returnedEvents: Int16 = 0
+        let events = Int16(POLLIN) | (watchesSourceChanges ? Int16(POLLPRI) : 0)
         let ready = try retryingInterrupts {
-            calls.poll(fd, events: Int16(POLLIN), returnedEvents: &returnedEvents, timeoutMilliseconds: timeoutMilliseconds)
+            calls.poll(fd, events: events, returnedEvents: &returnedEvents, timeoutMilliseconds: timeoutMilliseconds)
         }
         if ready == 0 {
             lastWake = .timedOut
+            return nil
+        }
+        if returnedEvents & Int16(POLLPRI) != 0 && sourceChanged() {
+            lastWake = .sourceChanged
             return nil
         }
         var newestIndex = -1
@@ -373,6 +388,17 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         try requeue(index: index)
     }
 
+    /// Drains pending events (`VIDIOC_DQEVENT` until none is left); true when one was a source change.
+    func sourceChanged() -> Bool {
+        var changed = false
+        while true {
+            var event = v4l2_event()
+            guard (try? calls.control(descriptor.rawValue, PW_VIDIOC_DQEVENT, &event)) == true else { break }
+            if event.type == UInt32(V4L2_EVENT_SOURCE_CHANGE) { changed = true }
+        }
+        return changed
+    }
+
     mutating func requeue(index: Int) throws(Errno) {
         precondition(!ring.queued[index], "buffer \(index) re-queued twice")
         var buffer = v4l2_buffer()
@@ -406,7 +432,11 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     /// `dequeueNewest` + `requeue` that the frame loop uses.
     public mutating func withNewestFrame(timeoutMilliseconds: Int32, _ body: (borrowing Frame) -> FrameUse) throws(Errno) -> FrameOutcome {
         guard let buffer = try dequeueNewest(timeoutMilliseconds: timeoutMilliseconds) else {
-            return lastWake == .timedOut ? .timedOut : .nothingNew
+            switch lastWake {
+            case .timedOut: return .timedOut
+            case .sourceChanged: return .cameraLost(.sourceChanged(path: path))
+            case .frame, .nothingNew: return .nothingNew
+            }
         }
         let use = body(Frame(bytes: buffer.bytes, layout: layout, timestamp: buffer.timestamp, sequence: UInt64(buffer.sequence)))
         try requeue(buffer)

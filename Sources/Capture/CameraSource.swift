@@ -7,7 +7,8 @@ import LinuxSystem
 /// `nextFrame` returns `.cameraLost` once, later calls return `.timedOut` while re-open attempts
 /// run with doubling back-off, and the first successful re-open returns `.cameraBack`. The loop
 /// drives the status LED and the journal from those two values, so a repeating failure is
-/// reported once per episode, not once per retry.
+/// reported once per episode, not once per retry. A source-change event from the driver is a
+/// restart: reported the same way, but re-opened at once.
 ///
 /// Usage in the frame loop:
 /// ```swift
@@ -104,6 +105,8 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         switch outcome {
         case .frame, .brokenFrame, .nothingNew:
             lastFrameAt = now
+        case .cameraLost(let error):
+            return lose(error)
         case .timedOut:
             let silent = (now.nanoseconds - lastFrameAt.nanoseconds) / 1_000_000
             if silent >= Int64(configuration.stallTimeoutMilliseconds) {
@@ -124,7 +127,8 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         fileDescriptor = nil
         lastError = error
         retryDelayMilliseconds = configuration.retryInitialMilliseconds
-        nextAttempt = calls.now().adding(milliseconds: retryDelayMilliseconds)
+        // A source change is a restart: re-open at once. Anything else waits a little first.
+        nextAttempt = calls.now().adding(milliseconds: error == .sourceChanged(path: configuration.device) ? 0 : retryDelayMilliseconds)
         lossReported = true
         episode.lossEpisodes += 1
         return .cameraLost(error)

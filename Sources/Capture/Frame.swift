@@ -210,6 +210,9 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case noUsableMode(path: String)
     /// The camera stopped delivering frames for longer than the stall timeout.
     case stalled(path: String, milliseconds: Int)
+    /// The driver reported a source change (new resolution, signal): the device is re-opened
+    /// and the mode negotiated again.
+    case sourceChanged(path: String)
     /// A file that is not what it claims to be (bad Y4M header, no JPEG in an MJPEG file).
     case invalidFile(path: String, reason: String)
 
@@ -219,6 +222,7 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notACamera(let path, let reason): "\(path) is not a usable camera: \(reason)"
         case .noUsableMode(let path): "\(path) offers no format posewatch can convert"
         case .stalled(let path, let milliseconds): "\(path) delivered no frame for \(milliseconds) ms"
+        case .sourceChanged(let path): "\(path) changed its source format; restarting capture"
         case .invalidFile(let path, let reason): "\(path): \(reason)"
         }
     }

@@ -206,6 +206,32 @@ import Glibc
         #expect(mock.closeCount == 1)
     }
 
+    @Test func aSourceChangeEventRestartsCaptureAtOnce() {
+        let mock = MockV4L2()
+        mock.supportsEvents = true
+        var camera = CameraSource(configuration: Self.configuration(), calls: mock)
+        mock.produce()
+        do { let check = camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .frame; #expect(check, "camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .frame") }
+        mock.pendingEvents = [UInt32(V4L2_EVENT_SOURCE_CHANGE)]
+        mock.produce()
+        do { let check = camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .cameraLost(.sourceChanged(path: "/dev/video0")); #expect(check, "camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .cameraLost(.sourceChanged(path: '/dev/video0'))") }
+        do { let check = camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .cameraBack; #expect(check, "camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .cameraBack") }
+        #expect(mock.openCount == 2)
+        #expect(mock.sleeps.isEmpty)
+        mock.produce()
+        do { let check = camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .frame; #expect(check, "camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .frame") }
+    }
+
+    @Test func otherEventsAreDrainedAndIgnored() {
+        let mock = MockV4L2()
+        mock.supportsEvents = true
+        var camera = CameraSource(configuration: Self.configuration(), calls: mock)
+        mock.pendingEvents = [UInt32(V4L2_EVENT_EOS)]
+        do { let check = camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .nothingNew; #expect(check, "camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .nothingNew") }
+        #expect(mock.pendingEvents.isEmpty)
+        do { let check = camera.isStreaming; #expect(check, "camera.isStreaming") }
+    }
+
     @Test func aNodeWithoutVideoCaptureIsNotACamera() {
         let mock = MockV4L2()
         mock.capabilities = UInt32(V4L2_CAP_META_CAPTURE | V4L2_CAP_STREAMING)

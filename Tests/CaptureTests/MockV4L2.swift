@@ -28,6 +28,9 @@ final class MockV4L2: V4L2SystemCalls {
     var driverBufferCount: UInt32?
     /// Whether the device node exists (open fails with ENOENT when not).
     var present = true
+    /// Whether the driver takes VIDIOC_SUBSCRIBE_EVENT, and the events waiting for DQEVENT.
+    var supportsEvents = false
+    var pendingEvents: [UInt32] = []
 
     // Scripted failures: errnos returned, in order, by the next calls of that request.
     var ioctlFailures: [UInt: [Int32]] = [:]
@@ -192,6 +195,11 @@ final class MockV4L2: V4L2SystemCalls {
             buffer.pointee.flags = next.flags
             buffer.pointee.timestamp = timeval(tv_sec: Int(next.timestampNanoseconds / 1_000_000_000),
                                                tv_usec: Int(next.timestampNanoseconds % 1_000_000_000 / 1000))
+        case PW_VIDIOC_SUBSCRIBE_EVENT:
+            guard supportsEvents else { errno = ENOTTY; return -1 }
+        case PW_VIDIOC_DQEVENT:
+            guard !pendingEvents.isEmpty else { errno = ENOENT; return -1 }
+            argument.assumingMemoryBound(to: v4l2_event.self).pointee.type = pendingEvents.removeFirst()
         case PW_VIDIOC_STREAMON:
             streaming = true
         case PW_VIDIOC_STREAMOFF:
@@ -230,11 +238,12 @@ final class MockV4L2: V4L2SystemCalls {
             returnedEvents = Int16(POLLERR)
             return 1
         }
-        if ready.isEmpty {
+        let event = !pendingEvents.isEmpty && events & Int16(POLLPRI) != 0
+        if ready.isEmpty && !event {
             clock += Int64(timeoutMilliseconds) * 1_000_000
             return 0
         }
-        returnedEvents = Int16(POLLIN)
+        returnedEvents = (ready.isEmpty ? 0 : Int16(POLLIN)) | (event ? Int16(POLLPRI) : 0)
         return 1
     }
 

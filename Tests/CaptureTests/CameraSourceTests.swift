@@ -128,6 +128,20 @@ import Glibc
         do { let check = camera.statistics.decimated == 8; #expect(check, "camera.statistics.decimated == 8") }
     }
 
+    @Test func aDriverThatSnapsToAFasterRateIsDecimatedDownToTheModelRate() {
+        let mock = MockV4L2()
+        mock.snapInterval = FrameInterval(numerator: 1, denominator: 30)
+        var camera = CameraSource(configuration: Self.configuration(fps: 15), calls: mock)
+        do { let check = camera.frameIntervalFallback; #expect(!check) }
+        do { let check = camera.cameraInterval; #expect(check == FrameInterval(numerator: 1, denominator: 30)) }
+        var delivered = 0
+        for _ in 0..<30 {
+            mock.produce()
+            if camera.nextFrame(timeoutMilliseconds: 10, { _ in .used }) == .frame { delivered += 1 }
+        }
+        #expect(delivered == 15)
+    }
+
     @Test func theNearestFasterRateIsAskedForWhenTheModelRateIsNotOffered() {
         let mock = MockV4L2()
         var camera = CameraSource(configuration: Self.configuration(fps: 20), calls: mock)

@@ -22,6 +22,8 @@ final class MockV4L2: V4L2SystemCalls {
     var formats: [PixelFormatDescription]
     var capabilities: UInt32 = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
     var acceptsFrameInterval = true
+    /// When set, S_PARM answers with this interval whatever was asked (drivers snap to what they can do).
+    var snapInterval: FrameInterval?
     /// The camera's rate when S_PARM is refused (G_PARM's answer), and the rate it snaps to.
     var defaultInterval = FrameInterval(numerator: 1, denominator: 30)
     var bufferLength = 640 * 480 * 2
@@ -169,6 +171,9 @@ final class MockV4L2: V4L2SystemCalls {
             let parameters = argument.assumingMemoryBound(to: v4l2_streamparm.self)
             parameters.pointee.parm.capture.capability = UInt32(V4L2_CAP_TIMEPERFRAME)
             lastParameters = parameters.pointee
+            if let snapInterval {
+                parameters.pointee.parm.capture.timeperframe = v4l2_fract(numerator: snapInterval.numerator, denominator: snapInterval.denominator)
+            }
         case PW_VIDIOC_G_PARM:
             let parameters = argument.assumingMemoryBound(to: v4l2_streamparm.self)
             parameters.pointee.parm.capture.timeperframe = v4l2_fract(numerator: defaultInterval.numerator, denominator: defaultInterval.denominator)

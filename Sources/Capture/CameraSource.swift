@@ -48,7 +48,6 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         self.configuration = configuration
         self.retryDelayMilliseconds = configuration.retryInitialMilliseconds
         do throws(CaptureError) {
-            device = .closed
             adopt(try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: 0))
             lastFrameAt = calls.now()
         } catch {
@@ -70,8 +69,8 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
     public private(set) var frameIntervalFallback = false
     /// The open device's descriptor, for the loop's own poll set; nil while the camera is gone.
     public private(set) var fileDescriptor: Int32?
-    /// The open device's counters, copied after every call. (The device sits in a noncopyable
-    /// Optional, which Swift 6.0 only lets us consume and re-store, not borrow into.)
+    /// The open device's counters, copied after every call. (The device sits in `DeviceSlot`,
+    /// which is only consumed and re-stored, never borrowed into, to stay within Swift 6.0.)
     var deviceStatistics = CaptureStatistics()
 
     public var statistics: CaptureStatistics {

@@ -21,19 +21,23 @@ let package = Package(
         .systemLibrary(
             name: "CLibV4L2", pkgConfig: "libv4l2 libv4lconvert",
             providers: [.apt(["libv4l-dev"])]),
+        // MJPEG decoding (the libjpeg libv4lconvert itself uses); Debian: libjpeg-dev.
+        .systemLibrary(
+            name: "CLibJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(
             name: "CLibGPIOD", pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]),
 
         // MARK: C shims: only what Swift cannot import by itself
-        .target(name: "CV4L2", dependencies: ["CLibV4L2"]),
+        .target(name: "CV4L2", dependencies: ["CLibV4L2", "CLibJPEG"]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
 
         .target(name: "CLinuxSystem"),
 
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
-        .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"]),
+        .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"], exclude: ["README.md"]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
         .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation"]),
@@ -46,6 +50,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "posewatch", dependencies: ["Appliance"]),
+
+        // MARK: benchmarks (not shipped): interposed malloc counts allocations per frame
+        .target(name: "CMallocCounter"),
+        .executableTarget(name: "CaptureBenchmark", dependencies: ["Capture", "LinuxSystem", "CV4L2", "CMallocCounter"]),
 
         // MARK: tests, one target per module
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),

@@ -37,57 +37,62 @@ public enum CameraEnumeration {
         defer { _ = pw_v4l2_close(fd) }
 
         var capability = v4l2_capability()
-        guard ioctl(fd, PW_VIDIOC_QUERYCAP, &capability) == 0 else {
+        guard ioctl(fd, PW_VIDIOC_QUERYCAP, &capability, calls: LibV4L2SystemCalls()) == 0 else {
             throw SystemCallError("VIDIOC_QUERYCAP", path, .current)
         }
         let allCapabilities = CameraCapabilities(rawValue: capability.capabilities)
         let capabilities = allCapabilities.contains(.deviceCapabilities)
             ? CameraCapabilities(rawValue: capability.device_caps) : allCapabilities
 
-        var formats: [PixelFormatDescription] = []
         let bufferType: UInt32 = capabilities.contains(.videoCaptureMultiplanar) && !capabilities.contains(.videoCapture)
             ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        if !capabilities.intersection([.videoCapture, .videoCaptureMultiplanar]).isEmpty {
-            var index: UInt32 = 0
-            while true {
-                var format = v4l2_fmtdesc()
-                format.index = index
-                format.type = bufferType
-                guard ioctl(fd, PW_VIDIOC_ENUM_FMT, &format) == 0 else { break }
-                let fourCC = FourCC(rawValue: format.pixelformat)
-                formats.append(PixelFormatDescription(
-                    fourCC: fourCC,
-                    name: cString(format.description),
-                    isCompressed: format.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
-                    isEmulated: format.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
-                    frameSizes: frameSizes(fd: fd, fourCC: fourCC)))
-                index += 1
-            }
-        }
+        let formats = capabilities.intersection([.videoCapture, .videoCaptureMultiplanar]).isEmpty
+            ? [] : Self.formats(fd: fd, calls: LibV4L2SystemCalls(), bufferType: bufferType)
         return CameraDescription(
             path: path, stableNames: stableNames,
             driver: cString(capability.driver), card: cString(capability.card),
             busInfo: cString(capability.bus_info), capabilities: capabilities, formats: formats)
     }
 
+    /// `VIDIOC_ENUM_FMT` for one buffer type, with each format's sizes and intervals.
+    static func formats<Calls: V4L2SystemCalls>(fd: Int32, calls: Calls, bufferType: UInt32) -> [PixelFormatDescription] {
+        var formats: [PixelFormatDescription] = []
+        var index: UInt32 = 0
+        while true {
+            var format = v4l2_fmtdesc()
+            format.index = index
+            format.type = bufferType
+            guard ioctl(fd, PW_VIDIOC_ENUM_FMT, &format, calls: calls) == 0 else { break }
+            let fourCC = FourCC(rawValue: format.pixelformat)
+            formats.append(PixelFormatDescription(
+                fourCC: fourCC,
+                name: cString(format.description),
+                isCompressed: format.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
+                isEmulated: format.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
+                frameSizes: frameSizes(fd: fd, fourCC: fourCC, calls: calls)))
+            index += 1
+        }
+        return formats
+    }
+
     /// `VIDIOC_ENUM_FRAMESIZES` for one format; stepwise ranges give their smallest and largest size.
-    static func frameSizes(fd: Int32, fourCC: FourCC) -> [FrameSizeDescription] {
+    static func frameSizes<Calls: V4L2SystemCalls>(fd: Int32, fourCC: FourCC, calls: Calls) -> [FrameSizeDescription] {
         var sizes: [FrameSizeDescription] = []
         var index: UInt32 = 0
         while true {
             var size = v4l2_frmsizeenum()
             size.index = index
             size.pixel_format = fourCC.rawValue
-            guard ioctl(fd, PW_VIDIOC_ENUM_FRAMESIZES, &size) == 0 else { break }
+            guard ioctl(fd, PW_VIDIOC_ENUM_FRAMESIZES, &size, calls: calls) == 0 else { break }
             if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
                 let width = Int(size.discrete.width), height = Int(size.discrete.height)
                 sizes.append(FrameSizeDescription(width: width, height: height,
-                    intervals: frameIntervals(fd: fd, fourCC: fourCC, width: width, height: height)))
+                    intervals: frameIntervals(fd: fd, fourCC: fourCC, width: width, height: height, calls: calls)))
             } else {
                 let stepwise = size.stepwise
                 for (width, height) in [(stepwise.min_width, stepwise.min_height), (stepwise.max_width, stepwise.max_height)] {
                     sizes.append(FrameSizeDescription(width: Int(width), height: Int(height),
-                        intervals: frameIntervals(fd: fd, fourCC: fourCC, width: Int(width), height: Int(height))))
+                        intervals: frameIntervals(fd: fd, fourCC: fourCC, width: Int(width), height: Int(height), calls: calls)))
                 }
                 break
             }
@@ -97,7 +102,7 @@ public enum CameraEnumeration {
     }
 
     /// `VIDIOC_ENUM_FRAMEINTERVALS` for one format and size; stepwise ranges give their ends.
-    static func frameIntervals(fd: Int32, fourCC: FourCC, width: Int, height: Int) -> [FrameInterval] {
+    static func frameIntervals<Calls: V4L2SystemCalls>(fd: Int32, fourCC: FourCC, width: Int, height: Int, calls: Calls) -> [FrameInterval] {
         var intervals: [FrameInterval] = []
         var index: UInt32 = 0
         while true {
@@ -106,7 +111,7 @@ public enum CameraEnumeration {
             interval.pixel_format = fourCC.rawValue
             interval.width = UInt32(width)
             interval.height = UInt32(height)
-            guard ioctl(fd, PW_VIDIOC_ENUM_FRAMEINTERVALS, &interval) == 0 else { break }
+            guard ioctl(fd, PW_VIDIOC_ENUM_FRAMEINTERVALS, &interval, calls: calls) == 0 else { break }
             if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
                 intervals.append(FrameInterval(numerator: interval.discrete.numerator, denominator: interval.discrete.denominator))
             } else {
@@ -120,10 +125,9 @@ public enum CameraEnumeration {
         return intervals
     }
 
-    /// One ioctl through libv4l2, retrying EINTR; 0 on success, -1 with errno otherwise.
-    static func ioctl<Argument>(_ fd: Int32, _ request: UInt, _ argument: inout Argument) -> Int32 {
-        let result = try? retryingInterrupts { withUnsafeMutablePointer(to: &argument) { pw_v4l2_ioctl(fd, request, $0) } }
-        return result ?? -1
+    /// One ioctl through the camera's system-call layer (EINTR retried there); 0 on success, -1 otherwise.
+    static func ioctl<Argument, Calls: V4L2SystemCalls>(_ fd: Int32, _ request: UInt, _ argument: inout Argument, calls: Calls) -> Int32 {
+        ((try? calls.control(fd, request, &argument)) ?? false) ? 0 : -1
     }
 
     static func directoryEntries(_ path: String) -> [String] {
@@ -147,4 +151,28 @@ public enum CameraEnumeration {
 /// Reads a fixed-size C char array (imported as a tuple) up to its first NUL.
 func cString<T>(_ tuple: T) -> String {
     withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
+/// Which device the camera source opens when the config names none.
+public enum CameraSelection {
+    /// The configured device if there is one; else, among usable cameras, the one the udev rule
+    /// named `/dev/posewatch-camera`; else the first usable camera by its `/dev/v4l/by-id` name
+    /// (stable across re-plugging, unlike `/dev/videoN`), or its node. nil when none is usable.
+    public static func resolve(configured: String?, cameras: [CameraDescription]) -> String? {
+        if let configured { return configured }
+        let usable = cameras.filter(\.isUsableCamera)
+        if usable.contains(where: { $0.stableNames.contains("/dev/posewatch-camera") }) { return "/dev/posewatch-camera" }
+        guard let first = usable.first else { return nil }
+        return first.stableNames.first { $0.hasPrefix("/dev/v4l/by-id/") } ?? first.path
+    }
+
+    /// `resolve` over the cameras on this machine (describes every `/dev/video*` node).
+    public static func resolveOnThisMachine(configured: String?) -> String? {
+        if let configured { return configured }
+        let names = CameraEnumeration.stableNames()
+        let cameras = CameraEnumeration.videoNodePaths().compactMap { path in
+            try? CameraEnumeration.describe(path: path, stableNames: names[path] ?? [])
+        }
+        return resolve(configured: nil, cameras: cameras)
+    }
 }

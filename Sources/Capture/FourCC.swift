@@ -35,6 +35,8 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
     public static let nv21 = FourCC(rawValue: PW_PIX_FMT_NV21)
     public static let yuv420 = FourCC(rawValue: PW_PIX_FMT_YUV420)
     public static let yvu420 = FourCC(rawValue: PW_PIX_FMT_YVU420)
+    /// `V4L2_PIX_FMT_YUV422P`: planar 4:2:2, what a Y4M `C422` file holds.
+    public static let yuv422Planar = FourCC(rawValue: PW_PIX_FMT_YUV422P)
     public static let rgb24 = FourCC(rawValue: PW_PIX_FMT_RGB24)
     public static let bgr24 = FourCC(rawValue: PW_PIX_FMT_BGR24)
     public static let grey = FourCC(rawValue: PW_PIX_FMT_GREY)

@@ -44,8 +44,11 @@ public struct DoctorObservations: Sendable {
 
 /// Turns observations into verdicts. Pure, so every rule is unit-tested with fake observations.
 public enum Diagnosis {
-    public static func report(_ observations: DoctorObservations, configuration: ApplianceConfiguration) -> DoctorReport {
-        DoctorReport(items: cameraItems(observations, configuration)
+    /// `captureRequest` is what the pipeline asks of a camera (model input size, the action
+    /// model's frame rate, overrides); each usable camera's item shows the mode it would get.
+    public static func report(_ observations: DoctorObservations, configuration: ApplianceConfiguration,
+                              captureRequest: CaptureRequest = CaptureRequest()) -> DoctorReport {
+        DoctorReport(items: cameraItems(observations, configuration, captureRequest)
             + gpioItems(observations, configuration)
             + journalItems(observations)
             + modelItems(observations))
@@ -53,7 +56,8 @@ public enum Diagnosis {
 
     // MARK: cameras
 
-    static func cameraItems(_ observations: DoctorObservations, _ configuration: ApplianceConfiguration) -> [DoctorItem] {
+    static func cameraItems(_ observations: DoctorObservations, _ configuration: ApplianceConfiguration,
+                            _ captureRequest: CaptureRequest = CaptureRequest()) -> [DoctorItem] {
         var items: [DoctorItem] = []
         var usable: [String] = []
         for node in observations.cameraNodes {
@@ -65,7 +69,7 @@ public enum Diagnosis {
                     summary: "cannot open: \(error.errno)\(advice)",
                     facts: [("error", .string(error.description))]))
             case .success(let camera):
-                let item = cameraItem(camera, underLibcamerify: observations.underLibcamerify)
+                let item = cameraItem(camera, underLibcamerify: observations.underLibcamerify, captureRequest: captureRequest)
                 if item.verdict == .ok { usable.append(camera.path) }
                 items.append(item)
             }
@@ -98,7 +102,8 @@ public enum Diagnosis {
         return items
     }
 
-    static func cameraItem(_ camera: CameraDescription, underLibcamerify: Bool) -> DoctorItem {
+    static func cameraItem(_ camera: CameraDescription, underLibcamerify: Bool,
+                           captureRequest: CaptureRequest = CaptureRequest()) -> DoctorItem {
         let identity = "\(camera.card) [\(camera.driver)] \(camera.busInfo)"
         var details = camera.stableNames.map { "also known as \($0)" }
         details.append("capabilities: \(camera.capabilities.names.joined(separator: ", "))")
@@ -110,7 +115,7 @@ public enum Diagnosis {
             }
             details.append("\(format.fourCC) \(format.name)\(flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))"): \(sizes.joined(separator: " "))")
         }
-        let facts: [(String, JSONValue)] = [
+        var facts: [(String, JSONValue)] = [
             ("driver", .string(camera.driver)), ("card", .string(camera.card)), ("bus", .string(camera.busInfo)),
             ("stable_names", .array(camera.stableNames.map(JSONValue.string))),
             ("capabilities", .array(camera.capabilities.names.map(JSONValue.string))),
@@ -145,8 +150,24 @@ public enum Diagnosis {
             return DoctorItem(area: .camera, subject: camera.path, verdict: .note,
                               summary: "\(identity): not usable: \(reason)", details: details, facts: facts)
         }
+        // The mode capture would negotiate, by the same pure rules CameraDevice uses.
+        guard let mode = CaptureModeSelection.select(from: camera.formats, request: captureRequest) else {
+            return DoctorItem(area: .camera, subject: camera.path, verdict: .note,
+                              summary: "\(identity): not usable: no format posewatch can convert", details: details, facts: facts)
+        }
+        details.append("would capture \(mode)")
+        facts.append(("capture_mode", captureModeFacts(mode)))
         return DoctorItem(area: .camera, subject: camera.path, verdict: .ok,
                           summary: "\(identity): usable camera", details: details, facts: facts)
+    }
+
+    static func captureModeFacts(_ mode: CaptureMode) -> JSONValue {
+        .object([
+            ("fourcc", .string(mode.fourCC.description)), ("width", .integer(mode.width)), ("height", .integer(mode.height)),
+            ("camera_fps", .number(mode.cameraFramesPerSecond)), ("model_fps", .number(mode.targetFramesPerSecond)),
+            ("decimation", .number(mode.decimation)), ("meets_model_rate", .bool(mode.meetsTargetRate)),
+            ("emulated", .bool(mode.isEmulated)),
+        ])
     }
 
     // MARK: GPIO

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Capture
 
 /// `posewatch doctor`: checks cameras, GPIO lines, the journal and model files.
 struct DoctorCommand: ParsableCommand {
@@ -22,7 +23,13 @@ struct DoctorCommand: ParsableCommand {
     @Option(help: "LED backend to check: gpio or console.")
     var leds: String?
 
+    @Option(help: "The action model's frame rate the camera mode is negotiated for (default 30).")
+    var fps: Double?
+
     func validate() throws {
+        if let fps, !(fps > 0 && fps <= 240) {
+            throw ValidationError("--fps must be between 0 and 240, not \(fps)")
+        }
         if let leds, LEDBackend(rawValue: leds) == nil {
             throw ValidationError("--leds must be 'gpio' or 'console', not '\(leds)'")
         }
@@ -36,7 +43,9 @@ struct DoctorCommand: ParsableCommand {
         if let leds, let backend = LEDBackend(rawValue: leds) { configuration.ledBackend = backend }
 
         let observations = DoctorProbe.observe(configuration: configuration)
-        let report = Diagnosis.report(observations, configuration: configuration)
+        var captureRequest = CaptureRequest()
+        if let fps { captureRequest.framesPerSecond = fps }
+        let report = Diagnosis.report(observations, configuration: configuration, captureRequest: captureRequest)
         if json {
             print(report.json(version: PosewatchVersion.current).serialized())
         } else {

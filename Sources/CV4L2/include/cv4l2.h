@@ -44,6 +44,7 @@ static const uint32_t PW_PIX_FMT_YVYU = V4L2_PIX_FMT_YVYU;
 static const uint32_t PW_PIX_FMT_NV12 = V4L2_PIX_FMT_NV12;
 static const uint32_t PW_PIX_FMT_NV21 = V4L2_PIX_FMT_NV21;
 static const uint32_t PW_PIX_FMT_YUV420 = V4L2_PIX_FMT_YUV420;
+static const uint32_t PW_PIX_FMT_YUV422P = V4L2_PIX_FMT_YUV422P;
 static const uint32_t PW_PIX_FMT_YVU420 = V4L2_PIX_FMT_YVU420;
 static const uint32_t PW_PIX_FMT_RGB24 = V4L2_PIX_FMT_RGB24;
 static const uint32_t PW_PIX_FMT_BGR24 = V4L2_PIX_FMT_BGR24;

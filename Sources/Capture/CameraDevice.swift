@@ -1,0 +1,450 @@
+import CV4L2
+import LinuxSystem
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How to open and run a camera.
+public struct CameraConfiguration: Sendable, Equatable {
+    /// Device node or stable name (`/dev/video0`, `/dev/v4l/by-id/usb-…-video-index0`,
+    /// `/dev/posewatch-camera`); symlinks are followed at every (re-)open.
+    public var device: String
+    /// Size, rate and overrides to negotiate.
+    public var request: CaptureRequest
+    /// Driver buffers in the mmap ring. One is with the loop, one is being filled, the rest
+    /// absorb jitter; more only adds latency since the loop always takes the newest.
+    public var bufferCount: Int
+    /// No frame for this long while streaming counts as losing the camera (close and re-open).
+    public var stallTimeoutMilliseconds: Int
+    /// Back-off between re-open attempts: starts here, doubles, stops growing at the maximum.
+    public var retryInitialMilliseconds: Int
+    public var retryMaximumMilliseconds: Int
+
+    public init(device: String, request: CaptureRequest = CaptureRequest(),
+                bufferCount: Int = CameraConfiguration.defaultBufferCount(),
+                stallTimeoutMilliseconds: Int = 2000,
+                retryInitialMilliseconds: Int = 250, retryMaximumMilliseconds: Int = 5000) {
+        self.device = device
+        self.request = request
+        self.bufferCount = bufferCount
+        self.stallTimeoutMilliseconds = stallTimeoutMilliseconds
+        self.retryInitialMilliseconds = retryInitialMilliseconds
+        self.retryMaximumMilliseconds = retryMaximumMilliseconds
+    }
+
+    /// min(online cores, 4) + 1: enough buffers that the driver always has one to fill while the
+    /// loop and inference workers hold theirs.
+    public static func defaultBufferCount(cores: Int = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) -> Int {
+        Swift.min(Swift.max(cores, 1), 4) + 1
+    }
+}
+
+/// One dequeued driver buffer, owned by whoever holds this value until it goes back to the
+/// driver with `CameraDevice.requeue(_:)`.
+///
+/// Noncopyable, and `requeue` consumes it: a buffer cannot be used after it was re-queued, nor
+/// re-queued twice. Dropping one without re-queueing would shrink the ring for good, so that
+/// traps (a programmer error).
+public struct DequeuedBuffer: ~Copyable {
+    /// The driver's buffer index.
+    public let index: Int
+    /// The filled part of the buffer (`bytesused`), valid until re-queued.
+    public let bytes: UnsafeRawBufferPointer
+    /// The driver's CLOCK_MONOTONIC timestamp (or the time of dequeue if the driver gives none).
+    public let timestamp: MonotonicInstant
+    /// The driver's sequence number.
+    public let sequence: UInt32
+    /// Which opening of the device it came from, so it cannot go back to a re-opened one.
+    let generation: UInt64
+
+    init(index: Int, bytes: UnsafeRawBufferPointer, timestamp: MonotonicInstant, sequence: UInt32, generation: UInt64) {
+        self.index = index
+        self.bytes = bytes
+        self.timestamp = timestamp
+        self.sequence = sequence
+        self.generation = generation
+    }
+
+    /// Ends this owner without the trap in `deinit` (the device re-queues or has closed).
+    consuming func release() -> (index: Int, generation: UInt64) {
+        let result = (index, generation)
+        discard self
+        return result
+    }
+
+    deinit {
+        // Written as a check (always true for a live buffer) rather than a bare trap so the
+        // compiler keeps the usual destruction path.
+        precondition(index < 0, "a dequeued V4L2 buffer was dropped without CameraDevice.requeue")
+    }
+}
+
+/// The open device node: closed (`v4l2_close`) when its owner ends.
+struct V4L2Descriptor<Calls: V4L2SystemCalls>: ~Copyable {
+    let calls: Calls
+    let rawValue: Int32
+
+    init(opening path: String, calls: Calls) throws(CaptureError) {
+        // Non-blocking: grab waits in poll() with a timeout, then drains DQBUF until EAGAIN.
+        let fd = calls.open(path, flags: O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw CaptureError.systemCall(call: "open", subject: path, errno: .current) }
+        self.calls = calls
+        self.rawValue = fd
+    }
+
+    deinit { _ = calls.close(rawValue) }
+}
+
+/// The mmap'd driver buffers: unmapped (`v4l2_munmap`) when their owner ends. Also remembers
+/// which buffers the driver holds, so the ring's invariants can be checked.
+struct MappedBufferRing<Calls: V4L2SystemCalls>: ~Copyable {
+    let calls: Calls
+    let count: Int
+    let starts: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let lengths: UnsafeMutablePointer<Int>
+    /// true while the driver owns the buffer (queued), false while posewatch does.
+    let queued: UnsafeMutablePointer<Bool>
+
+    init(count: Int, calls: Calls) {
+        self.calls = calls
+        self.count = count
+        starts = .allocate(capacity: count)
+        starts.initialize(repeating: nil, count: count)
+        lengths = .allocate(capacity: count)
+        lengths.initialize(repeating: 0, count: count)
+        queued = .allocate(capacity: count)
+        queued.initialize(repeating: false, count: count)
+    }
+
+    deinit {
+        for index in 0..<count {
+            if let start = starts[index] { _ = calls.unmapBuffer(start, length: lengths[index]) }
+        }
+        starts.deallocate()
+        lengths.deallocate()
+        queued.deallocate()
+    }
+}
+
+/// Why the last `dequeueNewest` returned no buffer.
+public enum WakeResult: Sendable, Equatable {
+    case frame
+    case timedOut
+    case nothingNew
+    /// The driver reported `V4L2_EVENT_SOURCE_CHANGE`: the device must be re-opened.
+    case sourceChanged
+}
+
+/// A streaming V4L2 camera: the open node, the negotiated mode, the mmap ring, drain-to-newest.
+///
+/// Owns the descriptor and the mapped buffers; `deinit` stops streaming, unmaps and closes.
+/// Opening negotiates format, size and frame interval (see `CaptureModeSelection`), maps
+/// `bufferCount` buffers, queues them all and starts streaming. Every ioctl goes through
+/// `Calls.control` (EINTR retried there). Errors while streaming are thrown as `Errno`; the
+/// caller (`CameraSource`) treats any of them as losing the camera.
+public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
+    let calls: Calls
+    let descriptor: V4L2Descriptor<Calls>
+    let ring: MappedBufferRing<Calls>
+    let generation: UInt64
+    /// The path the device was opened by.
+    public let path: String
+    /// The chosen mode (what was asked of the camera).
+    public let mode: CaptureMode
+    /// The frame layout the driver confirmed (`VIDIOC_S_FMT`'s answer).
+    public let layout: FrameLayout
+    /// The frame interval the driver confirmed (`VIDIOC_S_PARM`/`G_PARM`), nil when unknown.
+    public let cameraInterval: FrameInterval?
+    /// Whether `VIDIOC_S_PARM` was refused and the camera runs at its own rate.
+    public let frameIntervalFallback: Bool
+    var decimator: FrameDecimator
+    var lastSequence: UInt32?
+    /// Whether the driver accepted `VIDIOC_SUBSCRIBE_EVENT` for source changes.
+    let watchesSourceChanges: Bool
+    /// Counters for this opening of the device.
+    public internal(set) var statistics = CaptureStatistics()
+    /// Why the last `dequeueNewest` returned nil.
+    public internal(set) var lastWake: WakeResult = .timedOut
+
+    /// The descriptor number, to add to the loop's own poll set (borrowed; never close it).
+    public var fileDescriptor: Int32 { descriptor.rawValue }
+
+    /// The number of buffers the driver actually gave.
+    public var bufferCount: Int { ring.count }
+
+    /// Opens `path` and starts streaming in the mode negotiated for `configuration.request`.
+    public init(path: String, configuration: CameraConfiguration, calls: Calls, generation: UInt64 = 0) throws(CaptureError) {
+        let descriptor = try V4L2Descriptor(opening: path, calls: calls)
+        let fd = descriptor.rawValue
+
+        // Capabilities: single-planar capture with streaming I/O.
+        var capability = v4l2_capability()
+        try calls.require(fd, PW_VIDIOC_QUERYCAP, &capability, path: path)
+        let all = CameraCapabilities(rawValue: capability.capabilities)
+        let capabilities = all.contains(.deviceCapabilities) ? CameraCapabilities(rawValue: capability.device_caps) : all
+        guard capabilities.contains(.videoCapture) else {
+            throw CaptureError.notACamera(path: path, reason: "no single-planar video capture (\(capabilities.names.joined(separator: ", ")))")
+        }
+        guard capabilities.contains(.streaming) else {
+            throw CaptureError.notACamera(path: path, reason: "no streaming I/O")
+        }
+
+        // Format and size.
+        let formats = CameraEnumeration.formats(fd: fd, calls: calls, bufferType: V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        guard let mode = CaptureModeSelection.select(from: formats, request: configuration.request) else {
+            throw CaptureError.noUsableMode(path: path)
+        }
+        var format = v4l2_format()
+        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        format.fmt.pix.width = UInt32(mode.width)
+        format.fmt.pix.height = UInt32(mode.height)
+        format.fmt.pix.pixelformat = mode.fourCC.rawValue
+        format.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+        try calls.require(fd, PW_VIDIOC_S_FMT, &format, path: path)
+        // The driver may adjust what it was asked; its answer is the truth.
+        guard let pixelFormat = PixelFormat(fourCC: FourCC(rawValue: format.fmt.pix.pixelformat)) else {
+            throw CaptureError.notACamera(path: path, reason: "driver chose \(FourCC(rawValue: format.fmt.pix.pixelformat)) instead of \(mode.fourCC)")
+        }
+        let width = Int(format.fmt.pix.width), height = Int(format.fmt.pix.height)
+        let packed = FrameLayout.packedBytesPerLine(pixelFormat, width: width)
+        let layout = FrameLayout(pixelFormat: pixelFormat, width: width, height: height,
+                                 bytesPerLine: Swift.max(Int(format.fmt.pix.bytesperline), packed))
+
+        // Frame interval: the model's rate if the camera takes it, else what it runs at.
+        let (interval, fallback) = Self.setFrameInterval(fd: fd, calls: calls, mode: mode)
+        let decimator = FrameDecimator(cameraFramesPerSecond: interval?.framesPerSecond ?? 0,
+                                       targetFramesPerSecond: configuration.request.framesPerSecond)
+
+        // The mmap ring.
+        var request = v4l2_requestbuffers()
+        request.count = UInt32(Swift.max(configuration.bufferCount, 2))
+        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.memory = V4L2_MEMORY_MMAP.rawValue
+        try calls.require(fd, PW_VIDIOC_REQBUFS, &request, path: path)
+        guard request.count >= 2 else {
+            throw CaptureError.notACamera(path: path, reason: "the driver gave \(request.count) buffers")
+        }
+        let ring = MappedBufferRing(count: Int(request.count), calls: calls)
+        for index in 0..<ring.count {
+            var buffer = v4l2_buffer()
+            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            buffer.memory = V4L2_MEMORY_MMAP.rawValue
+            buffer.index = UInt32(index)
+            try calls.require(fd, PW_VIDIOC_QUERYBUF, &buffer, path: path)
+            guard let start = calls.mapBuffer(length: Int(buffer.length), fd: fd, offset: Int64(buffer.m.offset)) else {
+                throw CaptureError.systemCall(call: "mmap", subject: path, errno: .current)
+            }
+            ring.starts[index] = start
+            ring.lengths[index] = Int(buffer.length)
+        }
+        for index in 0..<ring.count {
+            var buffer = v4l2_buffer()
+            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            buffer.memory = V4L2_MEMORY_MMAP.rawValue
+            buffer.index = UInt32(index)
+            try calls.require(fd, PW_VIDIOC_QBUF, &buffer, path: path)
+            ring.queued[index] = true
+        }
+        // A source change (new resolution or signal) means "restart", never "patch in place";
+        // cameras that cannot report one (most webcams) simply refuse the subscription.
+        var subscription = v4l2_event_subscription()
+        subscription.type = UInt32(V4L2_EVENT_SOURCE_CHANGE)
+        let watchesSourceChanges = (try? calls.control(fd, PW_VIDIOC_SUBSCRIBE_EVENT, &subscription)) == true
+        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        try calls.require(fd, PW_VIDIOC_STREAMON, &type, path: path)
+
+        self.calls = calls
+        self.descriptor = descriptor
+        self.ring = ring
+        self.generation = generation
+        self.path = path
+        self.mode = mode
+        self.layout = layout
+        self.cameraInterval = interval
+        self.frameIntervalFallback = fallback
+        self.decimator = decimator
+        self.watchesSourceChanges = watchesSourceChanges
+    }
+
+    /// `VIDIOC_S_PARM` with the mode's interval, reading back what the driver chose. When the
+    /// driver refuses or lacks `V4L2_CAP_TIMEPERFRAME`, `VIDIOC_G_PARM` tells the rate it runs
+    /// at (or the mode's listed interval is assumed) and decimation by timestamp does the rest.
+    static func setFrameInterval(fd: Int32, calls: Calls, mode: CaptureMode) -> (FrameInterval?, fallback: Bool) {
+        let wanted = FrameInterval(framesPerSecond: mode.targetFramesPerSecond)
+        // Ask for the model's rate when the camera lists it (or lists nothing); otherwise the
+        // nearest faster rate the mode chose.
+        let asked = mode.cameraInterval.map { abs($0.framesPerSecond - mode.targetFramesPerSecond) <= mode.targetFramesPerSecond * 0.01 ? wanted : $0 } ?? wanted
+        var parameters = v4l2_streamparm()
+        parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        parameters.parm.capture.timeperframe = v4l2_fract(numerator: asked.numerator, denominator: asked.denominator)
+        let accepted = (try? calls.control(fd, PW_VIDIOC_S_PARM, &parameters)) ?? false
+        if accepted, parameters.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 {
+            let actual = parameters.parm.capture.timeperframe
+            if actual.numerator > 0 && actual.denominator > 0 {
+                return (FrameInterval(numerator: actual.numerator, denominator: actual.denominator), false)
+            }
+            return (asked, false)
+        }
+        // Fallback: the camera keeps its own rate; find out which.
+        var current = v4l2_streamparm()
+        current.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        if (try? calls.control(fd, PW_VIDIOC_G_PARM, &current)) == true {
+            let actual = current.parm.capture.timeperframe
+            if actual.numerator > 0 && actual.denominator > 0 {
+                return (FrameInterval(numerator: actual.numerator, denominator: actual.denominator), true)
+            }
+        }
+        return (mode.cameraInterval, true)
+    }
+
+    deinit {
+        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        _ = try? calls.control(descriptor.rawValue, PW_VIDIOC_STREAMOFF, &type)
+        // ring unmaps, then descriptor closes, as their owners end.
+    }
+
+    // MARK: grab
+
+    /// Waits up to `timeoutMilliseconds` for a frame, then dequeues every ready buffer and keeps
+    /// only the newest: older ones go straight back to the driver (counted as `droppedLate`),
+    /// broken ones too (counted as `broken`), and gaps in the driver's sequence numbers count as
+    /// `droppedByDriver`. The newest is then kept or re-queued by the decimator.
+    ///
+    /// Returns nil when there is nothing to deliver (`lastWake` says why). Throws the errno of a
+    /// failed poll/ioctl, or EIO when poll reports an error with nothing to dequeue: the device
+    /// is gone or broken, and must be closed.
+    public mutating func dequeueNewest(timeoutMilliseconds: Int32) throws(Errno) -> DequeuedBuffer? {
+        let fd = descriptor.rawValue
+        var returnedEvents: Int16 = 0
+        let events = Int16(POLLIN) | (watchesSourceChanges ? Int16(POLLPRI) : 0)
+        let ready = try retryingInterrupts {
+            calls.poll(fd, events: events, returnedEvents: &returnedEvents, timeoutMilliseconds: timeoutMilliseconds)
+        }
+        if ready == 0 {
+            lastWake = .timedOut
+            return nil
+        }
+        if returnedEvents & Int16(POLLPRI) != 0 && sourceChanged() {
+            lastWake = .sourceChanged
+            return nil
+        }
+        var newestIndex = -1
+        var newestBytes = 0
+        var newestTimestamp = MonotonicInstant(nanoseconds: 0)
+        var newestSequence: UInt32 = 0
+        while true {
+            var buffer = v4l2_buffer()
+            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            buffer.memory = V4L2_MEMORY_MMAP.rawValue
+            guard try calls.control(fd, PW_VIDIOC_DQBUF, &buffer) else { break }
+            let index = Int(buffer.index)
+            precondition(index < ring.count && ring.queued[index], "the driver returned a buffer it did not hold")
+            ring.queued[index] = false
+
+            let sequence = buffer.sequence
+            if let last = lastSequence, sequence > last &+ 1, sequence &- last < 1 << 30 {
+                statistics.droppedByDriver += Int(sequence &- last &- 1)
+            }
+            lastSequence = sequence
+
+            let used = Int(buffer.bytesused)
+            if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 || !isComplete(index: index, byteCount: used) {
+                statistics.broken += 1
+                try requeue(index: index)
+                continue
+            }
+            if newestIndex >= 0 {
+                statistics.droppedLate += 1
+                try requeue(index: newestIndex)
+            }
+            newestIndex = index
+            newestBytes = used
+            newestSequence = sequence
+            newestTimestamp = timestamp(of: buffer)
+        }
+        guard newestIndex >= 0 else {
+            if returnedEvents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { throw Errno.ioError }
+            lastWake = .nothingNew
+            return nil
+        }
+        if !decimator.accept(newestTimestamp) {
+            statistics.decimated += 1
+            try requeue(index: newestIndex)
+            lastWake = .nothingNew
+            return nil
+        }
+        statistics.delivered += 1
+        lastWake = .frame
+        let bytes = UnsafeRawBufferPointer(start: ring.starts[newestIndex], count: Swift.min(newestBytes, ring.lengths[newestIndex]))
+        return DequeuedBuffer(index: newestIndex, bytes: bytes, timestamp: newestTimestamp,
+                              sequence: newestSequence, generation: generation)
+    }
+
+    /// Gives a buffer back to the driver (`VIDIOC_QBUF`). Consumes it: it cannot be used or
+    /// re-queued again.
+    public mutating func requeue(_ buffer: consuming DequeuedBuffer) throws(Errno) {
+        let (index, bufferGeneration) = buffer.release()
+        precondition(bufferGeneration == generation, "a buffer from an earlier opening of the camera was re-queued")
+        try requeue(index: index)
+    }
+
+    /// Drains pending events (`VIDIOC_DQEVENT` until none is left); true when one was a source change.
+    func sourceChanged() -> Bool {
+        var changed = false
+        while true {
+            var event = v4l2_event()
+            guard (try? calls.control(descriptor.rawValue, PW_VIDIOC_DQEVENT, &event)) == true else { break }
+            if event.type == UInt32(V4L2_EVENT_SOURCE_CHANGE) { changed = true }
+        }
+        return changed
+    }
+
+    mutating func requeue(index: Int) throws(Errno) {
+        precondition(!ring.queued[index], "buffer \(index) re-queued twice")
+        var buffer = v4l2_buffer()
+        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        buffer.index = UInt32(index)
+        guard try calls.control(descriptor.rawValue, PW_VIDIOC_QBUF, &buffer) else { throw Errno.wouldBlock }
+        ring.queued[index] = true
+    }
+
+    /// Whether a dequeued buffer holds a whole frame: uncompressed frames must fill the layout,
+    /// JPEG frames must start with SOI and end with EOI (truncated transfers lack it).
+    func isComplete(index: Int, byteCount: Int) -> Bool {
+        guard byteCount > 0, byteCount <= ring.lengths[index], let start = ring.starts[index] else { return false }
+        if layout.pixelFormat == .mjpeg {
+            return JPEGMarkers.looksComplete(UnsafeRawBufferPointer(start: start, count: byteCount))
+        }
+        return byteCount >= layout.minimumByteCount
+    }
+
+    func timestamp(of buffer: v4l2_buffer) -> MonotonicInstant {
+        let kind = buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK)
+        let nanoseconds = Int64(buffer.timestamp.tv_sec) * 1_000_000_000 + Int64(buffer.timestamp.tv_usec) * 1000
+        if kind == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC) && nanoseconds > 0 {
+            return MonotonicInstant(nanoseconds: nanoseconds)
+        }
+        return calls.now()
+    }
+
+    /// Waits for the newest frame and lends it to `body`, then re-queues it. The scoped form of
+    /// `dequeueNewest` + `requeue` that the frame loop uses.
+    public mutating func withNewestFrame(timeoutMilliseconds: Int32, _ body: (borrowing Frame) -> FrameUse) throws(Errno) -> FrameOutcome {
+        guard let buffer = try dequeueNewest(timeoutMilliseconds: timeoutMilliseconds) else {
+            switch lastWake {
+            case .timedOut: return .timedOut
+            case .sourceChanged: return .cameraLost(.sourceChanged(path: path))
+            case .frame, .nothingNew: return .nothingNew
+            }
+        }
+        let use = body(Frame(bytes: buffer.bytes, layout: layout, timestamp: buffer.timestamp, sequence: UInt64(buffer.sequence)))
+        try requeue(buffer)
+        if use == .broken {
+            statistics.delivered -= 1
+            statistics.broken += 1
+            return .brokenFrame
+        }
+        return .frame
+    }
+}

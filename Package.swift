@@ -50,5 +50,8 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        .testTarget(
+            name: "InferenceCoreTests", dependencies: ["InferenceCore"],
+            exclude: ["Fixtures", "Scripts"]),
     ]
 )

@@ -150,15 +150,18 @@ struct SoftmaxParameters: Sendable {
     var outputType: TensorElementType = .int8
 }
 
-/// MEAN int8 over some axes: input viewed as [outer, reduced, inner] after axis normalisation is
-/// not general, so the plan lists the reduced axes; see `ReferenceKernels.meanInt8`.
+/// MEAN over constant axes (ReduceSumImpl then requantize): the input is walked in row-major
+/// order, each element added to the output it reduces into (a 6-D counter with output strides).
 struct MeanParameters: Sendable {
-    var inputShape: [Int] = []
-    var reducedAxes: [Bool] = []
+    /// Input dimensions extended to 6 with leading 1s.
+    var inputDimensions: [Int] = []
+    /// Output element stride per input dimension; 0 for reduced dimensions.
+    var outputStrides: [Int] = []
     var outputCount = 0
     var reducedCount = 0
     var inputZeroPoint: Int32 = 0, outputZeroPoint: Int32 = 0
-    var multiplier = QuantizedMultiplier(0)
-    var sameQuantization = true
-    var isFloat = false
+    /// input_scale / output_scale with the 1/count folded in (QuantizedMeanOrSum).
+    var multiplier: Int32 = 0
+    var shift = 0
+    var elementType: TensorElementType = .int8
 }

@@ -585,3 +585,189 @@ enum ReferenceKernels {
         }
     }
 }
+
+// MARK: - MEAN
+
+extension ReferenceKernels {
+    /// MEAN (ReduceSumImpl + QuantizedMeanOrSum for int8, sum / count for float). `scratch` holds
+    /// one int32 or float accumulator per output element.
+    static func mean(_ p: MeanParameters, input: UnsafeRawPointer, output: UnsafeMutableRawPointer,
+                     scratch: UnsafeMutableRawPointer)
+    {
+        let d = p.inputDimensions, s = p.outputStrides
+        if p.elementType == .float32 {
+            let sums = scratch.assumingMemoryBound(to: Float.self)
+            for i in 0..<p.outputCount { sums[i] = 0 }
+            let values = input.assumingMemoryBound(to: Float.self)
+            var flat = 0
+            for i0 in 0..<d[0] { for i1 in 0..<d[1] { for i2 in 0..<d[2] { for i3 in 0..<d[3] { for i4 in 0..<d[4] {
+                let base = i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3] + i4 * s[4]
+                for i5 in 0..<d[5] {
+                    sums[base + i5 * s[5]] += values[flat]
+                    flat += 1
+                }
+            } } } } }
+            let out = output.assumingMemoryBound(to: Float.self)
+            for i in 0..<p.outputCount { out[i] = sums[i] / Float(p.reducedCount) }
+            return
+        }
+        let sums = scratch.assumingMemoryBound(to: Int32.self)
+        for i in 0..<p.outputCount { sums[i] = 0 }
+        let values = input.assumingMemoryBound(to: Int8.self)
+        var flat = 0
+        for i0 in 0..<d[0] { for i1 in 0..<d[1] { for i2 in 0..<d[2] { for i3 in 0..<d[3] { for i4 in 0..<d[4] {
+            let base = i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3] + i4 * s[4]
+            for i5 in 0..<d[5] {
+                sums[base + i5 * s[5]] &+= Int32(values[flat])
+                flat += 1
+            }
+        } } } } }
+        let out = output.assumingMemoryBound(to: Int8.self)
+        let range = QuantizedRange.of(.int8)
+        for i in 0..<p.outputCount {
+            // shifted_sum = sum − zp × count (the zero point of every reduced element), in int32.
+            let shifted = Int32(truncatingIfNeeded: Int64(sums[i]) - Int64(p.inputZeroPoint) * Int64(p.reducedCount))
+            let result = multiplyByQuantizedMultiplier(shifted, p.multiplier, p.shift) &+ p.outputZeroPoint
+            out[i] = Int8(truncatingIfNeeded: range.clamp(result))
+        }
+    }
+}
+
+// MARK: - SOFTMAX int8 (gemmlowp fixed point)
+
+/// gemmlowp fixed-point helpers used by the reference SOFTMAX. A `FixedPoint<int32, I>` value has
+/// I integer bits and 31 − I fractional bits; products of Q(a) and Q(b) are Q(a + b) through
+/// SaturatingRoundingDoublingHighMul; + and − are plain (wrapping) integer operations.
+enum GemmlowpFixedPoint {
+    /// Multiplies by 2^exponent with rounding (exponent < 0) or saturation (exponent > 0).
+    @inline(__always)
+    static func saturatingRoundingMultiplyByPOT(_ x: Int32, _ exponent: Int) -> Int32 {
+        if exponent == 0 { return x }
+        if exponent < 0 { return roundingDivideByPOT(x, -exponent) }
+        let threshold = Int32((Int64(1) << (31 - exponent)) - 1)
+        if x > threshold { return Int32.max }
+        if x < -threshold { return Int32.min }
+        return x << Int32(exponent)
+    }
+
+    /// Rescale<dst> from `source` integer bits: multiply by 2^(source − destination).
+    @inline(__always)
+    static func rescale(_ x: Int32, from source: Int, to destination: Int) -> Int32 {
+        saturatingRoundingMultiplyByPOT(x, source - destination)
+    }
+
+    @inline(__always)
+    static func multiply(_ a: Int32, _ b: Int32) -> Int32 { saturatingRoundingDoublingHighMul(a, b) }
+
+    /// exp(a) for a in [−1/4, 0), Q0.31 in and out: Taylor series around −1/8.
+    static func expOnIntervalBetweenNegativeOneQuarterAnd0Exclusive(_ a: Int32) -> Int32 {
+        let constantTerm: Int32 = 1895147668  // exp(−1/8) in Q0.31
+        let oneThird: Int32 = 715827883  // 1/3 in Q0.31
+        let x = a &+ (1 << 28)  // a + 1/8
+        let x2 = multiply(x, x)
+        let x3 = multiply(x2, x)
+        let x4 = multiply(x2, x2)
+        let x4Over4 = saturatingRoundingMultiplyByPOT(x4, -2)
+        let polynomial = saturatingRoundingMultiplyByPOT(multiply(x4Over4 &+ x3, oneThird) &+ x2, -1)
+        return constantTerm &+ multiply(constantTerm, x &+ polynomial)
+    }
+
+    /// exp(a) for a ≤ 0 given in Q5.26 (5 integer bits), result in Q0.31: exact reduction to
+    /// [−1/4, 0) plus a barrel shifter of exp(−2^k) factors.
+    static func expOnNegativeValues(_ a: Int32) -> Int32 {
+        let integerBits = 5
+        let fractionalBits = 31 - integerBits
+        let oneQuarter: Int32 = 1 << (fractionalBits - 2)
+        let mask = oneQuarter - 1
+        let aModQuarterMinusOneQuarter = (a & mask) &- oneQuarter
+        var result = expOnIntervalBetweenNegativeOneQuarterAnd0Exclusive(
+            rescale(aModQuarterMinusOneQuarter, from: integerBits, to: 0))
+        let remainder = aModQuarterMinusOneQuarter &- a
+        let multipliers: [(exponent: Int, multiplier: Int32)] = [
+            (-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308), (2, 39332535), (3, 720401), (4, 242),
+        ]
+        for (exponent, multiplier) in multipliers where integerBits > exponent {
+            let shift = fractionalBits + exponent
+            if remainder & (Int32(1) << Int32(shift)) != 0 { result = multiply(result, multiplier) }
+        }
+        if a == 0 { result = Int32.max }  // One() in Q0.31
+        return result
+    }
+
+    /// 1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton–Raphson on half the denominator.
+    static func oneOverOnePlusXForXIn01(_ a: Int32) -> Int32 {
+        // RoundingHalfSum(a, One()).
+        let sum = Int64(a) + Int64(Int32.max)
+        let halfDenominator = Int32(truncatingIfNeeded: (sum + (sum >= 0 ? 1 : -1)) / 2)
+        let constant48Over17: Int32 = 1515870810  // Q2.29
+        let constantNeg32Over17: Int32 = -1010580540  // Q2.29
+        var x = constant48Over17 &+ multiply(halfDenominator, constantNeg32Over17)
+        let oneQ2: Int32 = 1 << 29
+        for _ in 0..<3 {
+            let halfDenominatorTimesX = multiply(halfDenominator, x)
+            let oneMinus = oneQ2 &- halfDenominatorTimesX
+            x = x &+ rescale(multiply(x, oneMinus), from: 4, to: 2)
+        }
+        return rescale(x >> 1, from: 2, to: 0)
+    }
+
+    /// TFLite's GetReciprocal: 1/x for x in Q(integerDigits), as a Q0.31 scale and a shift.
+    static func reciprocal(_ x: Int32, integerDigits: Int) -> (scale: Int32, bitsOverUnit: Int) {
+        let headroomPlusOne = UInt32(bitPattern: x).leadingZeroBitCount
+        let bitsOverUnit = integerDigits - headroomPlusOne
+        let shiftedSumMinusOne = Int32(bitPattern: (UInt32(bitPattern: x) << UInt32(headroomPlusOne)) &- (UInt32(1) << 31))
+        return (oneOverOnePlusXForXIn01(shiftedSumMinusOne), bitsOverUnit)
+    }
+}
+
+extension ReferenceKernels {
+    /// PreprocessSoftmaxScaling and CalculateInputRadius for 5 integer bits of scaled difference.
+    static func softmaxScaling(beta: Double, inputScale: Double) throws(ModelError)
+        -> (multiplier: Int32, leftShift: Int32, diffMin: Int32)
+    {
+        let integerBits = 5
+        let real = min(beta * inputScale * Double(1 << (31 - integerBits)), Double((Int64(1) << 31) - 1))
+        guard real.isFinite, real > 0 else { throw .invalid("SOFTMAX: beta × input scale \(real) is not positive") }
+        let quantized = QuantizedMultiplier(real)
+        guard quantized.shift >= 0, quantized.shift <= 30 else {
+            throw .unsupported("SOFTMAX: input scaling shift \(quantized.shift) is out of range")
+        }
+        let maxInputRescaled = Double((1 << integerBits) - 1) * Double(Int64(1) << (31 - integerBits))
+            / Double(Int64(1) << quantized.shift)
+        let radius = Int32(maxInputRescaled.rounded(.down))
+        return (quantized.multiplier, Int32(quantized.shift), -radius)
+    }
+
+    /// SOFTMAX int8 → int8 (reference): differences from the row maximum are scaled into Q5.26,
+    /// exponentiated in fixed point, summed in Q12.19, and each exp is multiplied by the sum's
+    /// reciprocal; output zero point −128, scale 1/256.
+    static func softmaxInt8(_ p: SoftmaxParameters, input: UnsafePointer<Int8>, output: UnsafeMutablePointer<Int8>) {
+        let accumulationIntegerBits = 12
+        for row in 0..<p.outer {
+            let values = input + row * p.depth, out = output + row * p.depth
+            var maximum: Int32 = -128
+            for c in 0..<p.depth { maximum = max(maximum, Int32(values[c])) }
+            var sumOfExps: Int32 = 0
+            for c in 0..<p.depth {
+                let difference = Int32(values[c]) - maximum
+                if difference >= p.diffMin {
+                    let scaled = saturatingRoundingDoublingHighMul(difference &* (1 << p.inputLeftShift), p.inputMultiplier)
+                    let exp = GemmlowpFixedPoint.expOnNegativeValues(scaled)
+                    sumOfExps = sumOfExps &+ GemmlowpFixedPoint.rescale(exp, from: 0, to: accumulationIntegerBits)
+                }
+            }
+            let (scale, bitsOverUnit) = GemmlowpFixedPoint.reciprocal(sumOfExps, integerDigits: accumulationIntegerBits)
+            for c in 0..<p.depth {
+                let difference = Int32(values[c]) - maximum
+                if difference >= p.diffMin {
+                    let scaled = saturatingRoundingDoublingHighMul(difference &* (1 << p.inputLeftShift), p.inputMultiplier)
+                    let exp = GemmlowpFixedPoint.expOnNegativeValues(scaled)
+                    let unsaturated = roundingDivideByPOT(GemmlowpFixedPoint.multiply(scale, exp), bitsOverUnit + 31 - 8)
+                    out[c] = Int8(truncatingIfNeeded: min(max(unsaturated - 128, -128), 127))
+                } else {
+                    out[c] = -128
+                }
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 extension PreparedNode {
     /// Eval: runs the prepared kernel on the tensors' memory. Reads only what Prepare computed.
     @inline(__always)
-    func evaluate(_ data: UnsafeBufferPointer<UnsafeMutableRawPointer>) throws(ModelError) {
+    func evaluate(_ data: UnsafeBufferPointer<UnsafeMutableRawPointer>, scratch: UnsafeMutableRawPointer) throws(ModelError) {
         @inline(__always) func input(_ position: Int) -> UnsafeRawPointer { UnsafeRawPointer(data[inputs[position]]) }
         @inline(__always) func output(_ position: Int = 0) -> UnsafeMutableRawPointer { data[outputs[position]] }
         @inline(__always) func optionalInput(_ position: Int) -> UnsafeRawPointer? {
@@ -106,9 +106,18 @@ extension PreparedNode {
             ReferenceKernels.softmaxFloat(outer: outer, depth: depth, beta: beta,
                                           input: input(0).assumingMemoryBound(to: Float.self),
                                           output: output().assumingMemoryBound(to: Float.self))
-        case .softmaxInt8, .meanInt8:
-            throw ModelError(.unsupported, "\(label): not implemented")
+        case .softmaxInt8(let p):
+            ReferenceKernels.softmaxInt8(p, input: input(0).assumingMemoryBound(to: Int8.self),
+                                         output: output().assumingMemoryBound(to: Int8.self))
+        case .meanInt8(let p):
+            ReferenceKernels.mean(p, input: input(0), output: output(), scratch: scratch)
         }
+    }
+
+    /// Bytes of scratch memory Eval needs (planned in the arena, alive only during this node).
+    var scratchByteCount: Int {
+        if case .meanInt8(let p) = kernel { return p.outputCount * 4 }
+        return 0
     }
 
     var label: String { "operator \(index) (\(code.name))" }

@@ -20,6 +20,7 @@ public final class Interpreter {
     private let arena: UnsafeMutableRawPointer
     private let tensorData: [UnsafeMutableRawPointer]
     private let nodes: [PreparedNode]
+    private let scratchPointers: [UnsafeMutableRawPointer]
     private let ownedConstants: [UnsafeMutableRawPointer]
 
     /// Prepares every node of `model` and allocates the arena.
@@ -29,6 +30,14 @@ public final class Interpreter {
         self.registry = registry
         let tensors = model.tensors
         let nodeCount = model.operators.count
+
+        // Init + Prepare every node first: it validates and says how much scratch each needs.
+        let context = PrepareContext(model: model, registry: registry)
+        var prepared: [PreparedNode] = []
+        prepared.reserveCapacity(nodeCount)
+        for node in model.operators {
+            prepared.append(try context.prepare(node))
+        }
 
         // Lifetimes: graph inputs and outputs live across the whole invoke; others from their
         // producer to their last consumer.
@@ -52,6 +61,11 @@ public final class Interpreter {
         for tensor in tensors where !tensor.isConstant && lastUse[tensor.index] >= 0 {
             requests.append(.init(tensor: tensor.index, byteCount: tensor.byteCount,
                                   firstUse: firstUse[tensor.index], lastUse: lastUse[tensor.index]))
+        }
+        for (index, node) in prepared.enumerated() where node.scratchByteCount > 0 {
+            // Scratch lives only while its node runs; it gets a pseudo tensor id after the real ones.
+            requests.append(.init(tensor: tensors.count + index, byteCount: node.scratchByteCount,
+                                  firstUse: index, lastUse: index))
         }
         let plan = ArenaPlanner.plan(requests)
         guard plan.byteCount <= model.limits.maximumArenaBytes else {
@@ -89,19 +103,9 @@ public final class Interpreter {
         ownedConstants = owned
         copiedConstantByteCount = copied
 
-        do {
-            let context = PrepareContext(model: model, registry: registry)
-            var prepared: [PreparedNode] = []
-            prepared.reserveCapacity(nodeCount)
-            for node in model.operators {
-                prepared.append(try context.prepare(node))
-            }
-            nodes = prepared
-        } catch {
-            arena.deallocate()
-            for pointer in owned { pointer.deallocate() }
-            throw error
-        }
+        nodes = prepared
+        let arenaBase = arena
+        scratchPointers = prepared.indices.map { plan.offsets[tensors.count + $0].map { arenaBase + $0 } ?? arenaBase }
     }
 
     deinit {
@@ -153,7 +157,7 @@ public final class Interpreter {
     public func invoke() throws(ModelError) {
         try tensorData.withUnsafeBufferPointer { (data) throws(ModelError) in
             for index in nodes.indices {
-                try nodes[index].evaluate(data)
+                try nodes[index].evaluate(data, scratch: scratchPointers[index])
             }
         }
     }

@@ -819,14 +819,63 @@ struct PrepareContext {
             guard qo.zeroPoint == -128, abs(qo.scale - 1.0 / 256) <= 0.001 / 256 else {
                 throw fail(node, "int8 SOFTMAX output must have scale 1/256 and zero point -128")
             }
-            _ = (qi, outer)
-            throw unsupported(node, "int8 SOFTMAX is not implemented yet")
+            var p = SoftmaxParameters()
+            p.outer = outer
+            p.depth = depth
+            let scaling = try ReferenceKernels.softmaxScaling(beta: Double(beta), inputScale: Double(qi.scale))
+            p.inputMultiplier = scaling.multiplier
+            p.inputLeftShift = scaling.leftShift
+            p.diffMin = scaling.diffMin
+            return .softmaxInt8(p)
         default:
             throw unsupported(node, "\(input.elementType) → \(output.elementType) is not supported")
         }
     }
 
     func prepareMean(_ node: OperatorNode) throws(ModelError) -> Kernel {
-        throw unsupported(node, "MEAN is not implemented yet")
+        guard case let .reducer(keepDims) = node.options else { throw fail(node, "missing ReducerOptions") }
+        try expectCounts(node, inputs: 2...2, outputs: 1)
+        let input = try inputInfo(node, 0), axisTensor = try inputInfo(node, 1), output = outputInfo(node)
+        try expectType(node, input, "input", .int8, .float32)
+        guard output.elementType == input.elementType else {
+            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
+        }
+        guard let axes = constantIntegers(axisTensor) else { throw unsupported(node, "the axes must be constant") }
+        let rank = input.shape.count
+        var reduced = [Bool](repeating: false, count: rank)
+        for axis in axes { reduced[try normalizedAxis(node, axis, rank: rank)] = true }
+        var expected: [Int] = []
+        for dimension in 0..<rank {
+            if !reduced[dimension] { expected.append(input.shape[dimension]) } else if keepDims { expected.append(1) }
+        }
+        try expectShape(node, output, "output", expected)
+        var p = MeanParameters()
+        p.elementType = input.elementType
+        p.inputDimensions = [Int](repeating: 1, count: 6 - rank) + input.shape
+        var strides = [Int](repeating: 0, count: rank)
+        var stride = 1
+        for dimension in (0..<rank).reversed() where !reduced[dimension] {
+            strides[dimension] = stride
+            stride *= input.shape[dimension]
+        }
+        p.outputStrides = [Int](repeating: 0, count: 6 - rank) + strides
+        p.outputCount = output.elementCount
+        p.reducedCount = (0..<rank).filter { reduced[$0] }.map { input.shape[$0] }.reduce(1, *)
+        if input.elementType == .int8 {
+            let qi = try quantization(node, input, "input"), qo = try quantization(node, output, "output")
+            p.inputZeroPoint = qi.zeroPoint
+            p.outputZeroPoint = qo.zeroPoint
+            let base = try multiplier(node, Double(qi.scale) / Double(qo.scale), "output")
+            // QuantizedMeanOrSum folds 1/count into the multiplier: shift = floor(log2 count),
+            // clamped so the combined shift stays representable.
+            let count = Int64(p.reducedCount)
+            guard count > 0 else { throw fail(node, "reduces over an empty dimension") }
+            var extra = 63 - count.leadingZeroBitCount
+            extra = min(extra, 32)
+            extra = min(extra, 31 + base.shift)
+            p.multiplier = Int32(truncatingIfNeeded: (Int64(base.multiplier) << Int64(extra)) / count)
+            p.shift = base.shift - extra
+        }
+        return .meanInt8(p)
     }
 }

@@ -159,9 +159,22 @@ struct FlatVector {
         T(littleEndian: buffer.bytes.loadUnaligned(fromByteOffset: start + index * elementSize, as: T.self))
     }
 
-    func int32s() -> [Int32] { (0..<count).map { element($0, as: Int32.self) } }
-    func int64s() -> [Int64] { (0..<count).map { element($0, as: Int64.self) } }
-    func floats() -> [Float] { (0..<count).map { Float(bitPattern: element($0, as: UInt32.self)) } }
+    // FlatBuffers are little-endian and so are posewatch's targets (arm64, x86-64): elements are
+    // copied as they are, in one memcpy.
+    #if _endian(big)
+    #error("InferenceCore reads little-endian flatbuffers by copying; add byte swapping for big-endian hosts")
+    #endif
+
+    private func copied<T>(as type: T.Type) -> [T] {
+        [T](unsafeUninitializedCapacity: count) { destination, initialized in
+            UnsafeMutableRawBufferPointer(destination).copyMemory(from: bytes)
+            initialized = count
+        }
+    }
+
+    func int32s() -> [Int32] { copied(as: Int32.self) }
+    func int64s() -> [Int64] { copied(as: Int64.self) }
+    func floats() -> [Float] { copied(as: Float.self) }
 
     /// Decodes the bytes as UTF-8 (invalid sequences become U+FFFD, never a failure).
     var string: String { String(decoding: bytes, as: UTF8.self) }

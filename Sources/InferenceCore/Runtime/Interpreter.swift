@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Runs one model: owns the tensor arena and every node's prepared parameters.
 ///
 /// `init` does Init and Prepare for every node (shapes and dtypes checked, quantization parameters
@@ -75,7 +81,7 @@ public final class Interpreter {
         arenaByteCount = plan.byteCount
         arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.byteCount, ArenaPlanner.alignment),
                                                  alignment: ArenaPlanner.alignment)
-        arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.byteCount, ArenaPlanner.alignment))
+        memset(arena, 0, max(plan.byteCount, ArenaPlanner.alignment))
 
         var pointers: [UnsafeMutableRawPointer] = []
         var owned: [UnsafeMutableRawPointer] = []

@@ -62,5 +62,8 @@ let package = Package(
         .testTarget(name: "ActionsTests", dependencies: ["Actions"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        .testTarget(
+            name: "InferenceCoreTests", dependencies: ["InferenceCore"],
+            exclude: ["Fixtures", "Scripts"]),
     ]
 )

@@ -1,0 +1,177 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+import InferenceCore
+
+/// `posewatch model`: inspect and run TFLite models on posewatch's own inference core.
+struct ModelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Inspect or run a TFLite model on posewatch's inference core.",
+        subcommands: [ModelInspectCommand.self, ModelRunCommand.self])
+}
+
+/// Prints one line to standard error and exits with status 2 (bad input).
+func failWithBadInput(_ message: String) -> ExitCode {
+    var standardError = StandardError()
+    print("posewatch: \(message)", to: &standardError)
+    return ExitCode(ExitStatus.usage)
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        var bytes = Array(string.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+}
+
+extension TensorInfo {
+    /// `name  int8[1,192,192,3]  scale=0.0078 zero_point=-1`
+    var summary: String {
+        let shapeText = "[" + shape.map(String.init).joined(separator: ",") + "]"
+        var text = "\(name.isEmpty ? "#\(index)" : name)  \(elementType)\(shapeText)"
+        if let quantization {
+            if quantization.isPerChannel {
+                text += "  per-channel(\(quantization.scales.count)) axis=\(quantization.quantizedDimension)"
+            } else {
+                text += "  scale=\(quantization.scale) zero_point=\(quantization.zeroPoint)"
+            }
+        }
+        return text
+    }
+}
+
+/// `posewatch model inspect MODEL`.
+struct ModelInspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Show a model's inputs, outputs, operators, arena size and metadata.",
+        discussion: "Exit status: 0 on success, 2 when the model cannot be loaded or prepared.")
+
+    @Argument(help: "Path of the .tflite model.")
+    var model: String
+
+    func run() throws {
+        let loaded: Model
+        let interpreter: Interpreter
+        do {
+            loaded = try Model(contentsOf: model)
+            interpreter = try Interpreter(model: loaded)
+        } catch {
+            throw failWithBadInput("\(model): \(error)")
+        }
+        print("model: \(model)")
+        if let description = loaded.modelDescription { print("description: \(description)") }
+        print("inputs:")
+        for info in loaded.inputs { print("  \(info.summary)") }
+        print("outputs:")
+        for info in loaded.outputs { print("  \(info.summary)") }
+        print("operators: \(loaded.operatorCount) nodes, \(loaded.tensors.count) tensors")
+        for entry in loaded.operatorHistogram { print("  \(entry.name) ×\(entry.count)") }
+        print("arena: \(interpreter.arenaByteCount) bytes")
+        if interpreter.copiedConstantByteCount > 0 {
+            print("copied misaligned constants: \(interpreter.copiedConstantByteCount) bytes")
+        }
+        print("metadata: \(loaded.metadataNames.isEmpty ? "(none)" : loaded.metadataNames.joined(separator: ", "))")
+    }
+}
+
+/// `posewatch model run MODEL --input IN.npy … (--output OUT.npy | --output-dir DIR)`.
+struct ModelRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a model once on NumPy .npy inputs and write its outputs as .npy files.",
+        discussion: """
+            Inputs are given in the model's input order; each must match its input's dtype and shape.
+            --output writes output 0; --output-dir writes every output as DIR/output_<i>.npy.
+            Exit status: 0 on success, 2 for a bad model or input, 1 when inference fails.
+            """)
+
+    @Argument(help: "Path of the .tflite model.")
+    var model: String
+
+    @Option(name: .customLong("input"), help: "An input .npy file (repeat for each model input, in order).")
+    var inputs: [String] = []
+
+    @Option(help: "Where to write output 0 as .npy.")
+    var output: String?
+
+    @Option(help: "A directory to write every output to, as output_<i>.npy.")
+    var outputDir: String?
+
+    @Option(name: .customLong("repeat"), help: "Run this many times (the outputs of the last run are written); reports the mean time.")
+    var repetitions: Int = 1
+
+    func validate() throws {
+        if (output == nil) == (outputDir == nil) {
+            throw ValidationError("give exactly one of --output and --output-dir")
+        }
+        if repetitions < 1 { throw ValidationError("--repeat must be at least 1") }
+    }
+
+    func run() throws {
+        let loaded: Model
+        let interpreter: Interpreter
+        do {
+            loaded = try Model(contentsOf: model)
+            interpreter = try Interpreter(model: loaded)
+        } catch {
+            throw failWithBadInput("\(model): \(error)")
+        }
+        guard inputs.count == interpreter.inputCount else {
+            throw failWithBadInput("the model has \(interpreter.inputCount) inputs but \(inputs.count) --input files were given")
+        }
+        for (index, path) in inputs.enumerated() {
+            let array: NumPyArray
+            do {
+                array = try NumPyArray.read(contentsOf: path)
+            } catch {
+                throw failWithBadInput(error.description)
+            }
+            let expected = interpreter.input(index)
+            guard array.elementType == expected.elementType, array.shape == expected.shape else {
+                throw failWithBadInput(
+                    "\(path): \(array.elementType)\(array.shape) does not match input \(index) (\(expected.name)): \(expected.elementType)\(expected.shape)")
+            }
+            let destination = interpreter.inputBytes(index)
+            array.bytes.withUnsafeBytes { destination.copyMemory(from: $0) }
+        }
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let start = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
+        for _ in 0..<repetitions {
+            do {
+                try interpreter.invoke()
+            } catch {
+                var standardError = StandardError()
+                print("posewatch: \(model): \(error)", to: &standardError)
+                throw ExitCode(ExitStatus.failure)
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let elapsed = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9 - start
+        if repetitions > 1 {
+            var standardError = StandardError()
+            print("mean invoke time: \(Int(elapsed / Double(repetitions) * 1e6)) µs over \(repetitions) runs", to: &standardError)
+        }
+        var targets: [(Int, String)] = []
+        if let output { targets.append((0, output)) }
+        if let outputDir { targets = (0..<interpreter.outputCount).map { ($0, "\(outputDir)/output_\($0).npy") } }
+        for (index, path) in targets {
+            let info = interpreter.output(index)
+            let array = NumPyArray(elementType: info.elementType, shape: info.shape, bytes: Array(interpreter.outputBytes(index)))
+            do {
+                try array.write(to: path)
+            } catch {
+                throw failWithBadInput(error.description)
+            }
+        }
+    }
+}

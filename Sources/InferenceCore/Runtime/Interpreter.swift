@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Runs one model: owns the tensor arena and every node's prepared parameters.
+///
+/// `init` does Init and Prepare for every node (shapes and dtypes checked, quantization parameters
+/// computed, lookup tables built, kernel variants chosen) and plans and allocates the one arena.
+/// After that, `invoke()` allocates nothing: kernels only read what Prepare computed and write into
+/// preplanned arena slices.
+///
+/// Not thread-safe: one interpreter belongs to one thread (the frame loop). Create several for
+/// several threads; they can share one `Model`.
+public final class Interpreter {
+    /// The model this interpreter runs (kept alive for its constant tensors).
+    public let model: Model
+    /// The size of the tensor arena planned from tensor lifetimes, in bytes.
+    public let arenaByteCount: Int
+    /// Bytes of constant tensors copied out of the file because they were misaligned (usually 0).
+    public let copiedConstantByteCount: Int
+    /// The registry that chose each node's kernel variant.
+    public let registry: KernelRegistry
+
+    private let arena: UnsafeMutableRawPointer
+    private let tensorData: [UnsafeMutableRawPointer]
+    private let nodes: [PreparedNode]
+    private let scratchPointers: [UnsafeMutableRawPointer]
+    private let ownedConstants: [UnsafeMutableRawPointer]
+
+    /// Prepares every node of `model` and allocates the arena.
+    /// - Throws: `ModelError` naming the operator and tensor when a node cannot run.
+    public init(model: Model, registry: KernelRegistry = KernelRegistry()) throws(ModelError) {
+        self.model = model
+        self.registry = registry
+        let tensors = model.tensors
+        let nodeCount = model.operators.count
+
+        // Init + Prepare every node first: it validates and says how much scratch each needs.
+        let context = PrepareContext(model: model, registry: registry)
+        var prepared: [PreparedNode] = []
+        prepared.reserveCapacity(nodeCount)
+        for node in model.operators {
+            prepared.append(try context.prepare(node))
+        }
+
+        // Lifetimes: graph inputs and outputs live across the whole invoke; others from their
+        // producer to their last consumer.
+        var firstUse = [Int](repeating: Int.max, count: tensors.count)
+        var lastUse = [Int](repeating: -1, count: tensors.count)
+        for input in model.inputIndices {
+            firstUse[input] = 0
+            lastUse[input] = nodeCount
+        }
+        for node in model.operators {
+            for tensor in node.inputs + node.outputs where tensor >= 0 {
+                firstUse[tensor] = min(firstUse[tensor], node.index)
+                lastUse[tensor] = max(lastUse[tensor], node.index)
+            }
+        }
+        for output in model.outputIndices {
+            firstUse[output] = min(firstUse[output], nodeCount)
+            lastUse[output] = nodeCount
+        }
+        var requests: [ArenaPlanner.Request] = []
+        for tensor in tensors where !tensor.isConstant && lastUse[tensor.index] >= 0 {
+            requests.append(.init(tensor: tensor.index, byteCount: tensor.byteCount,
+                                  firstUse: firstUse[tensor.index], lastUse: lastUse[tensor.index]))
+        }
+        for (index, node) in prepared.enumerated() where node.scratchByteCount > 0 {
+            // Scratch lives only while its node runs; it gets a pseudo tensor id after the real ones.
+            requests.append(.init(tensor: tensors.count + index, byteCount: node.scratchByteCount,
+                                  firstUse: index, lastUse: index))
+        }
+        let plan = ArenaPlanner.plan(requests)
+        guard plan.byteCount <= model.limits.maximumArenaBytes else {
+            throw ModelError(.resourceLimit,
+                             "the tensor arena would need \(plan.byteCount) bytes, above the limit of \(model.limits.maximumArenaBytes)")
+        }
+        arenaByteCount = plan.byteCount
+        arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.byteCount, ArenaPlanner.alignment),
+                                                 alignment: ArenaPlanner.alignment)
+        memset(arena, 0, max(plan.byteCount, ArenaPlanner.alignment))
+
+        var pointers: [UnsafeMutableRawPointer] = []
+        var owned: [UnsafeMutableRawPointer] = []
+        var copied = 0
+        for tensor in tensors {
+            if let constant = model.constantBytes(tensor.index), let base = constant.baseAddress {
+                let alignment = tensor.elementType.byteSize ?? 1
+                if Int(bitPattern: base) % alignment == 0 {
+                    pointers.append(UnsafeMutableRawPointer(mutating: base))
+                } else {
+                    // A misaligned constant (legal in a hand-made file): copy it once, here.
+                    let copy = UnsafeMutableRawPointer.allocate(byteCount: max(constant.count, 1), alignment: 16)
+                    copy.copyMemory(from: base, byteCount: constant.count)
+                    owned.append(copy)
+                    copied += constant.count
+                    pointers.append(copy)
+                }
+            } else if let offset = plan.offsets[tensor.index] {
+                pointers.append(arena + offset)
+            } else {
+                pointers.append(arena)  // unused tensor: never read or written
+            }
+        }
+        tensorData = pointers
+        ownedConstants = owned
+        copiedConstantByteCount = copied
+
+        nodes = prepared
+        let arenaBase = arena
+        scratchPointers = prepared.indices.map { plan.offsets[tensors.count + $0].map { arenaBase + $0 } ?? arenaBase }
+    }
+
+    deinit {
+        arena.deallocate()
+        for pointer in ownedConstants { pointer.deallocate() }
+    }
+
+    /// The number of graph inputs.
+    public var inputCount: Int { model.inputIndices.count }
+    /// The number of graph outputs.
+    public var outputCount: Int { model.outputIndices.count }
+
+    /// Input `index`'s description (name, shape, dtype, quantization).
+    public func input(_ index: Int) -> TensorInfo { model.tensors[model.inputIndices[index]] }
+    /// Output `index`'s description.
+    public func output(_ index: Int) -> TensorInfo { model.tensors[model.outputIndices[index]] }
+
+    /// Input `index`'s bytes, to be written in place before `invoke()` (the camera conversion
+    /// writes the RGB image straight here). Valid while the interpreter lives; do not keep it
+    /// across threads.
+    public func inputBytes(_ index: Int) -> UnsafeMutableRawBufferPointer {
+        let tensor = model.inputIndices[index]
+        return UnsafeMutableRawBufferPointer(start: tensorData[tensor], count: model.tensors[tensor].byteCount)
+    }
+
+    /// Output `index`'s bytes after `invoke()`. Valid until the next `invoke()`.
+    public func outputBytes(_ index: Int) -> UnsafeRawBufferPointer {
+        let tensor = model.outputIndices[index]
+        return UnsafeRawBufferPointer(start: tensorData[tensor], count: model.tensors[tensor].byteCount)
+    }
+
+    /// Output `index` viewed as `Float`s; nil unless its dtype is float32.
+    public func outputFloats(_ index: Int) -> UnsafeBufferPointer<Float>? {
+        let info = output(index)
+        guard info.elementType == .float32 else { return nil }
+        let tensor = model.outputIndices[index]
+        return UnsafeBufferPointer(start: tensorData[tensor].assumingMemoryBound(to: Float.self),
+                                   count: info.elementCount)
+    }
+
+    /// The kernel variant Prepare chose for each node, in execution order.
+    public var kernelVariants: [(operatorName: String, variant: KernelVariant)] {
+        nodes.map { (operatorName: $0.code.name, variant: $0.variant) }
+    }
+
+    /// Runs every node once, in order. Allocation-free.
+    /// - Throws: `ModelError` of kind `.evaluation` for run-time data a kernel cannot handle
+    ///   (a gather index out of range, an integer division by zero).
+    public func invoke() throws(ModelError) {
+        try tensorData.withUnsafeBufferPointer { (data) throws(ModelError) in
+            for index in nodes.indices {
+                try nodes[index].evaluate(data, scratch: scratchPointers[index])
+            }
+        }
+    }
+}

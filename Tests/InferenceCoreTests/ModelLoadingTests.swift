@@ -100,3 +100,15 @@ import InferenceCore
         }
     }
 }
+
+@Suite struct ShapeOperatorTests {
+    @Test(arguments: [(Int32(43), [Int32(4)]), (Int32(70), [Int32(1), 1, 4]), (Int32(22), [Int32(2), 2])])
+    func squeezeExpandDimsAndReshapeCopyTheData(_ code: Int32, _ shape: [Int32]) throws {
+        let interpreter = try Interpreter(model: Model(bytes: TinyModel.make(operatorCode: code, outputShape: shape)))
+        let values: [Float] = [-1, 2, -3, 4]
+        values.withUnsafeBytes { interpreter.inputBytes(0).copyMemory(from: $0) }
+        try interpreter.invoke()
+        #expect(interpreter.output(0).shape == shape.map(Int.init))
+        #expect(Array(try #require(interpreter.outputFloats(0))) == values)
+    }
+}

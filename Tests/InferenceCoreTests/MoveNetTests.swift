@@ -96,7 +96,10 @@ enum MoveNetFrames {
         #expect(model.outputs[0].elementType == .float32)
         #expect(model.operatorCount > 150)
         #expect(model.metadataNames.contains("min_runtime_version"))
-        #expect(model.metadataString(named: "min_runtime_version")?.hasPrefix("1.") == true)
+        // The converter writes a NUL-padded version string such as "1.14.0".
+        let version = try #require(model.metadata(named: "min_runtime_version"))
+        #expect(version.count == 16)
+        #expect(version.prefix { $0 != 0 }.allSatisfy { $0 == UInt8(ascii: ".") || (48...57).contains($0) })
         let interpreter = try Interpreter(model: model)
         #expect(interpreter.arenaByteCount > 0 && interpreter.arenaByteCount < 4 << 20)
     }

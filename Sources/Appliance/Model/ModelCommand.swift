@@ -110,10 +110,11 @@ struct ModelRunCommand: ParsableCommand {
     var repetitions: Int = 1
 
     func validate() throws {
+        // Bad command lines exit with ExitStatus.usage (2) like bad input files, in one line.
         if (output == nil) == (outputDir == nil) {
-            throw ValidationError("give exactly one of --output and --output-dir")
+            throw failWithBadInput("model run: give exactly one of --output OUT.npy and --output-dir DIR")
         }
-        if repetitions < 1 { throw ValidationError("--repeat must be at least 1") }
+        if repetitions < 1 { throw failWithBadInput("model run: --repeat must be at least 1") }
     }
 
     func run() throws {

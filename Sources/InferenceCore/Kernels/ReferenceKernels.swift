@@ -683,15 +683,21 @@ enum GemmlowpFixedPoint {
         var result = expOnIntervalBetweenNegativeOneQuarterAnd0Exclusive(
             rescale(aModQuarterMinusOneQuarter, from: integerBits, to: 0))
         let remainder = aModQuarterMinusOneQuarter &- a
-        let multipliers: [(exponent: Int, multiplier: Int32)] = [
-            (-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308), (2, 39332535), (3, 720401), (4, 242),
-        ]
-        for (exponent, multiplier) in multipliers where integerBits > exponent {
-            let shift = fractionalBits + exponent
-            if remainder & (Int32(1) << Int32(shift)) != 0 { result = multiply(result, multiplier) }
-        }
+        // Barrel shifter: for each bit 2^k (k = −2 ... 4) of the remainder, multiply by exp(−2^k) in Q0.31.
+        barrelShift(&result, remainder, fractionalBits + -2, 1672461947)
+        barrelShift(&result, remainder, fractionalBits + -1, 1302514674)
+        barrelShift(&result, remainder, fractionalBits + 0, 790015084)
+        barrelShift(&result, remainder, fractionalBits + 1, 290630308)
+        barrelShift(&result, remainder, fractionalBits + 2, 39332535)
+        barrelShift(&result, remainder, fractionalBits + 3, 720401)
+        barrelShift(&result, remainder, fractionalBits + 4, 242)  // all exponents < 5 integer bits
         if a == 0 { result = Int32.max }  // One() in Q0.31
         return result
+    }
+
+    @inline(__always)
+    static func barrelShift(_ result: inout Int32, _ remainder: Int32, _ bit: Int, _ multiplier: Int32) {
+        if remainder & (Int32(1) << Int32(bit)) != 0 { result = multiply(result, multiplier) }
     }
 
     /// 1 / (1 + a) for a in [0, 1), Q0.31 in and out: Newton–Raphson on half the denominator.

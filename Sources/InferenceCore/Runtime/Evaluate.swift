@@ -79,7 +79,8 @@ extension PreparedNode {
             output().copyMemory(from: input(0), byteCount: byteCount)
         case .concatenate(let p):
             var offset = 0
-            for (position, chunk) in p.chunkBytes.enumerated() {
+            for position in 0..<p.chunkBytes.count {
+                let chunk = p.chunkBytes[position]
                 let source = input(position)
                 for row in 0..<p.outer {
                     (output() + row * p.rowBytes + offset).copyMemory(from: source + row * chunk, byteCount: chunk)
@@ -89,7 +90,8 @@ extension PreparedNode {
         case .split(let p):
             var offset = 0
             let source = input(0)
-            for (position, chunk) in p.chunkBytes.enumerated() {
+            for position in 0..<p.chunkBytes.count {
+                let chunk = p.chunkBytes[position]
                 let destination = output(position)
                 for row in 0..<p.outer {
                     (destination + row * chunk).copyMemory(from: source + row * p.rowBytes + offset, byteCount: chunk)

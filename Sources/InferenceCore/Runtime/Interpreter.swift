@@ -24,7 +24,9 @@ public final class Interpreter {
     public let registry: KernelRegistry
 
     private let arena: UnsafeMutableRawPointer
-    private let tensorData: [UnsafeMutableRawPointer]
+    /// One data pointer per tensor (into the arena, the model file, or a copied constant); a
+    /// manual allocation so `invoke()` can hand kernels a buffer without any closure or copy.
+    private let tensorData: UnsafeMutableBufferPointer<UnsafeMutableRawPointer>
     private let nodes: [PreparedNode]
     private let scratchPointers: [UnsafeMutableRawPointer]
     private let ownedConstants: [UnsafeMutableRawPointer]
@@ -105,7 +107,9 @@ public final class Interpreter {
                 pointers.append(arena)  // unused tensor: never read or written
             }
         }
-        tensorData = pointers
+        let table = UnsafeMutableBufferPointer<UnsafeMutableRawPointer>.allocate(capacity: max(pointers.count, 1))
+        _ = table.initialize(from: pointers)
+        tensorData = table
         ownedConstants = owned
         copiedConstantByteCount = copied
 
@@ -115,6 +119,7 @@ public final class Interpreter {
     }
 
     deinit {
+        tensorData.deallocate()
         arena.deallocate()
         for pointer in ownedConstants { pointer.deallocate() }
     }
@@ -161,10 +166,9 @@ public final class Interpreter {
     /// - Throws: `ModelError` of kind `.evaluation` for run-time data a kernel cannot handle
     ///   (a gather index out of range, an integer division by zero).
     public func invoke() throws(ModelError) {
-        try tensorData.withUnsafeBufferPointer { (data) throws(ModelError) in
-            for index in nodes.indices {
-                try nodes[index].evaluate(data, scratch: scratchPointers[index])
-            }
+        let data = UnsafeBufferPointer(tensorData)
+        for index in nodes.indices {
+            try nodes[index].evaluate(data, scratch: scratchPointers[index])
         }
     }
 }

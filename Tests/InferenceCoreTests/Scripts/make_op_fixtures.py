@@ -89,6 +89,7 @@ def keras(layers, shape):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    tf.keras.utils.set_random_seed(20261121)  # reproducible Keras weights
     L = tf.keras.layers
     # Convolutions (per-channel int8), fused activations, padding and stride variants.
     save("conv2d_same_relu", convert_keras(keras([L.Conv2D(5, 3, padding="same", activation="relu")], (1, 9, 9, 3)), [(1, 9, 9, 3)]))
@@ -178,6 +179,19 @@ def main():
         y = tf.cast(x, tf.float32)
         return (y - 127.5) * 0.0078125
     save("uint8_image_input", convert_function(image_input, [tf.TensorSpec((1, 6, 6, 3), tf.uint8)], int8=False))
+
+    # Shape plumbing Keras exports of Conv1D produce, and standalone quantized activations.
+    @tf.function
+    def expand_squeeze(x):
+        y = tf.expand_dims(x, axis=1)
+        y = tf.nn.relu(tf.concat([y, y * 0.5], axis=-1))
+        return tf.squeeze(y, axis=1)
+    save("expand_dims_squeeze_relu", convert_function(expand_squeeze, [tf.TensorSpec((2, 6, 3), tf.float32)], int8=True, shapes=[(2, 6, 3)]))
+
+    @tf.function
+    def relu6_logistic(x, y):
+        return tf.nn.relu6(tf.concat([x, y], axis=1)), tf.nn.relu(x - y), tf.math.sigmoid(x * y)
+    save("standalone_activations", convert_function(relu6_logistic, [tf.TensorSpec((1, 8), tf.float32), tf.TensorSpec((1, 8), tf.float32)], int8=True, shapes=[(1, 8), (1, 8)]))
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ public final class Logger {
     public private(set) var droppedEntries = 0
     /// Entries written to stderr because the journal refused them.
     public private(set) var entriesWrittenToStandardError = 0
+    /// Where entries the journal refuses go instead (2 = stderr; tests pass a pipe).
+    public var fallbackFileDescriptor: Int32 = 2
     private var buffer = ByteBuffer(capacity: 16 * 1024)
 
     /// A logger writing to `destination`.
@@ -146,7 +148,7 @@ public final class Logger {
             } catch {
                 // No journal listening (or it refused): the entry is still worth a stderr line.
                 entriesWrittenToStandardError += 1
-                writeLine(level, message, fields, to: 2)
+                writeLine(level, message, fields, to: fallbackFileDescriptor)
             }
         case .standardError(let fileDescriptor):
             writeLine(level, message, fields, to: fileDescriptor)

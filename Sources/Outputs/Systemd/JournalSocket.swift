@@ -18,9 +18,10 @@ public final class JournalSocket {
     public private(set) var entriesSentByDescriptor = 0
 
     /// Opens a socket that sends to journald at `path`. Opening succeeds even when nobody listens;
-    /// `isReachable(path:)` tells whether a journal is there.
-    public init(path: String = JournalSocket.defaultPath) throws(SystemCallError) {
-        socket = try UnixDatagramSocket(sendingTo: path)
+    /// `isReachable(path:)` tells whether a journal is there. Entries larger than about
+    /// `sendBufferSize` travel in a memfd.
+    public init(path: String = JournalSocket.defaultPath, sendBufferSize: Int32 = 8 * 1024 * 1024) throws(SystemCallError) {
+        socket = try UnixDatagramSocket(sendingTo: path, sendBufferSize: sendBufferSize)
     }
 
     /// Whether a socket file exists at `path` (journald's presence test, as sd_booted-style checks do).

@@ -26,7 +26,8 @@ public final class UnixDatagramSocket {
     ///
     /// Non-blocking because the frame loop must never wait for a logger: a full socket buffer
     /// drops the entry (and counts it) instead.
-    public init(sendingTo path: String) throws(SystemCallError) {
+    /// `sendBufferSize` bounds the largest datagram (the kernel caps it at `net.core.wmem_max`).
+    public init(sendingTo path: String, sendBufferSize: Int32 = 8 * 1024 * 1024) throws(SystemCallError) {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemCallError("socket", path, .current) }
         descriptor = OwnedFileDescriptor(adopting: fd)
@@ -45,7 +46,7 @@ public final class UnixDatagramSocket {
         self.address = address
         self.path = path
         // Large entries are common enough (summaries); ask for a big send buffer, as libsystemd does.
-        var size: Int32 = 8 * 1024 * 1024
+        var size = sendBufferSize
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 

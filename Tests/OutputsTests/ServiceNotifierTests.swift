@@ -7,6 +7,7 @@ import Testing
 final class NotifyListener {
     let fd: Int32
     let path: String
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
     init(path: String) throws {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -27,7 +28,12 @@ final class NotifyListener {
         let count = recv(fd, &bytes, bytes.count, 0)
         return count < 0 ? nil : String(decoding: bytes.prefix(count), as: UTF8.self)
     }
+    /// Receives and drops one datagram without allocating (allocation tests).
+    func discard() {
+        _ = recv(fd, scratch.baseAddress, scratch.count, 0)
+    }
     deinit {
+        scratch.deallocate()
         close(fd)
         if !path.hasPrefix("@") { unlink(path) }
     }

@@ -152,8 +152,9 @@ public struct LEDController: Sendable {
             let phase = Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
             earliest = min(earliest, phase.remaining)
         }
-        for until in flashUntil where now < until {
-            earliest = min(earliest, until.nanoseconds - now.nanoseconds)
+        // Indexed rather than `for … in`: the unoptimised iterator allocates, and debug builds run tests.
+        for index in 0..<actionCount where now < flashUntil[index] {
+            earliest = min(earliest, flashUntil[index].nanoseconds - now.nanoseconds)
         }
         earliest = min(earliest, statusPhase(at: now).remaining)
         return earliest == .max ? nil : MonotonicInstant(nanoseconds: now.nanoseconds + earliest)

@@ -212,3 +212,14 @@ final class RecordingLEDLines: LEDLines {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+@Suite struct LEDLayoutTests {
+    @Test func labelsMapToTheirLEDAndUnmappedLabelsShowAsOther() {
+        let layout = LEDLayout(actions: [("squats", "GPIO23"), ("lunges", "GPIO27")], statusLine: "GPIO25")
+        #expect(layout.indication(forAction: "lunges") == .action(1))
+        #expect(layout.indication(forAction: "burpees") == .other)
+        #expect(layout.leds.map(\.lineName) == ["GPIO23", "GPIO27", "GPIO25"])
+        #expect(layout.leds.last?.role == "status")
+        #expect(layout.actionCount == 2)
+    }
+}

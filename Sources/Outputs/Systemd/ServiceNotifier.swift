@@ -67,11 +67,16 @@ public struct ServiceNotifier {
     public func send(_ state: String) throws(Errno) {
         guard let socket else { return }
         var state = state
-        // withUTF8 only rethrows untyped errors, so the outcome is carried out as a value.
-        let outcome: Result<Void, Errno> = state.withUTF8 { bytes in
-            Result { () throws(Errno) in try socket.send(UnsafeRawBufferPointer(bytes)) }
+        // withUTF8 only rethrows untyped errors, so the failure is carried out as a value.
+        let failure: Errno? = state.withUTF8 { bytes -> Errno? in
+            do {
+                try socket.send(UnsafeRawBufferPointer(bytes))
+                return nil
+            } catch {
+                return error
+            }
         }
-        try outcome.get()
+        if let failure { throw failure }
     }
 
     /// Sends a literal state (no allocation: the watchdog ping comes from the frame loop).

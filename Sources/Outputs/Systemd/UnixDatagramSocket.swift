@@ -55,12 +55,16 @@ public final class UnixDatagramSocket {
     public func send(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         var address = self.address
         let fd = descriptor.rawValue, length = addressLength
-        _ = try withUnsafePointer(to: &address) { pointer throws(Errno) in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress throws(Errno) in
-                try retryingInterrupts {
-                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, length)
+        // The pointer closures only return the result: typed throws does not cross them on Swift 6.0.
+        while true {
+            let sent = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length)
                 }
             }
+            if sent >= 0 { return }
+            let error = Errno.current
+            if error != .interrupted { throw error }
         }
     }
 

@@ -68,14 +68,7 @@ public struct ServiceNotifier {
         guard let socket else { return }
         var state = state
         // withUTF8 only rethrows untyped errors, so the failure is carried out as a value.
-        let failure: Errno? = state.withUTF8 { bytes -> Errno? in
-            do {
-                try socket.send(UnsafeRawBufferPointer(bytes))
-                return nil
-            } catch {
-                return error
-            }
-        }
+        let failure = state.withUTF8 { socket.attemptSend(UnsafeRawBufferPointer($0)) }
         if let failure { throw failure }
     }
 

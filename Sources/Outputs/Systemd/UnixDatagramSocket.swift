@@ -53,6 +53,11 @@ public final class UnixDatagramSocket {
     /// Sends one datagram. Throws `Errno` (`EMSGSIZE`: too large for a datagram; `EAGAIN`: the
     /// receiver's queue is full; `ENOENT`/`ECONNREFUSED`: nobody listens).
     public func send(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        if let failure = attemptSend(bytes) { throw failure }
+    }
+
+    /// `send` for callers inside closures that cannot throw typed errors: the failure, or nil.
+    public func attemptSend(_ bytes: UnsafeRawBufferPointer) -> Errno? {
         var address = self.address
         let fd = descriptor.rawValue, length = addressLength
         // The pointer closures only return the result: typed throws does not cross them on Swift 6.0.
@@ -62,9 +67,9 @@ public final class UnixDatagramSocket {
                     sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length)
                 }
             }
-            if sent >= 0 { return }
+            if sent >= 0 { return nil }
             let error = Errno.current
-            if error != .interrupted { throw error }
+            if error != .interrupted { return error }
         }
     }
 

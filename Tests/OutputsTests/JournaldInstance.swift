@@ -22,6 +22,14 @@ final class JournaldInstance {
         }
     }()
 
+    /// Whether a private journald can run here; prints why not when it cannot, so a skipped test
+    /// says more than its trait's fixed comment.
+    static var isAvailable: Bool {
+        guard let reason = unavailableReason else { return true }
+        print("skipping journald round trip: \(reason)")
+        return false
+    }
+
     let directory: URL
     let process = Process()
     var socketPath: String { directory.appendingPathComponent("run/socket").path }

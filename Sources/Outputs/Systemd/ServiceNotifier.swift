@@ -78,6 +78,13 @@ public struct ServiceNotifier {
         try socket.send(UnsafeRawBufferPointer(start: state.utf8Start, count: state.utf8CodeUnitCount))
     }
 
+    /// Sends the bytes of `buffer` as one state datagram: the allocation-free way to send a
+    /// changing `STATUS=` (compose it with `ByteBuffer.append(decimal:fractionDigits:)`).
+    public func send(_ buffer: borrowing ByteBuffer) throws(Errno) {
+        guard let socket else { return }
+        if let failure = buffer.withBytes({ socket.attemptSend($0) }) { throw failure }
+    }
+
     /// `READY=1`: start-up is finished (posewatch sends it once frames flow).
     public func ready() throws(Errno) { try send("READY=1" as StaticString) }
     /// `WATCHDOG=1`: the loop is alive.

@@ -29,6 +29,11 @@ import Testing
         let entries = try journald.waitForEntries(matching: "SYSLOG_IDENTIFIER=\(identifier)", count: 3)
         try #require(entries.count == 3, "journald stored \(entries.count) entries")
         let rep = entries[0]
+        // The stored entry as journalctl -o json shows it (without the cursor and timestamps), for the record.
+        let shown = rep.filter { !$0.key.hasPrefix("__") && !["_BOOT_ID", "_MACHINE_ID", "_HOSTNAME", "_CAP_EFFECTIVE", "_RUNTIME_SCOPE"].contains($0.key) }
+        if let json = try? JSONSerialization.data(withJSONObject: shown, options: [.sortedKeys]) {
+            print("journalctl -o json: \(String(decoding: json, as: UTF8.self))")
+        }
         #expect(rep["MESSAGE"] as? String == "squats: rep 12")
         #expect(rep["PRIORITY"] as? String == "5")
         #expect(rep["SYSLOG_IDENTIFIER"] as? String == identifier)

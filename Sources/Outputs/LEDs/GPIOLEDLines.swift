@@ -78,16 +78,16 @@ public struct GPIOLEDLines: LEDLines, ~Copyable {
             let initial = [Int32](repeating: 0, count: offsets.count)
             guard let request = pw_gpio_request_outputs(chip, offsets, offsets.count, consumer, initial) else {
                 let error = Errno.current
-                // Someone may have taken a line between the check and the request: say who.
-                if error == .busy, let led = leds.first(where: {
-                    found[$0.lineName]!.chip.path == path
-                        && (GPIOEnumeration.locate(lines: [$0.lineName], directory: directory)[$0.lineName]?.isUsed ?? false)
-                }), let location = GPIOEnumeration.locate(lines: [led.lineName], directory: directory)[led.lineName] {
-                    closeAll()
-                    throw Self.busyError(led, location)
-                }
                 closeAll()
-                let names = leds.filter { found[$0.lineName]!.chip.path == path }.map(\.lineName).joined(separator: ", ")
+                let onThisChip = leds.filter { found[$0.lineName]!.chip.path == path }
+                // Someone may have taken a line between the check and the request: say who.
+                if error == .busy {
+                    let now = GPIOEnumeration.locate(lines: onThisChip.map(\.lineName), directory: directory)
+                    if let led = onThisChip.first(where: { now[$0.lineName]?.isUsed == true }) {
+                        throw Self.busyError(led, now[led.lineName]!)
+                    }
+                }
+                let names = onThisChip.map(\.lineName).joined(separator: ", ")
                 throw LEDError("cannot request LED lines \(names) on \(path) as outputs: \(error)")
             }
             requests.append(request)

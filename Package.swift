@@ -32,6 +32,8 @@ let package = Package(
         // MARK: C shims: only what Swift cannot import by itself
         .target(name: "CV4L2", dependencies: ["CLibV4L2", "CLibJPEG"]),
         .target(name: "CGPIOD", dependencies: ["CLibGPIOD"]),
+        // memfd_create with seals and SCM_RIGHTS for journald's large-entry path.
+        .target(name: "CLinuxShims"),
 
         .target(name: "CLinuxSystem"),
 
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
         .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation"]),
-        .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD"]),
+        .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),
         .target(
             name: "Appliance",
             dependencies: [

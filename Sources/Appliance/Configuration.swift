@@ -1,10 +1,13 @@
+import Outputs
+
 /// Where the LEDs go: real GPIO lines through libgpiod, or lines printed to the console.
 public enum LEDBackend: String, Sendable, Equatable, CaseIterable {
     case gpio
     case console
 }
 
-/// The appliance's settings. Every field has a default, so posewatch runs with no config file.
+/// The appliance's settings. Every field has a default, so posewatch runs with no config file; the
+/// file's keys (documented in `deploy/posewatch.toml`) map one to one onto these fields.
 ///
 /// Defaults follow the wiring in README.md: one LED per action on the Raspberry Pi header and a
 /// status LED, all addressed by line name so the same file works on a Pi 4 and a Pi 5.
@@ -12,21 +15,39 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     /// The default config file path.
     public static let defaultPath = "/etc/posewatch/posewatch.toml"
 
-    /// Camera device path or stable name; nil picks the first usable camera.
+    /// `camera.device`: camera device path or stable name; nil picks the first usable camera.
     public var cameraDevice: String? = nil
-    /// MoveNet Lightning int8, installed by the package's post-install step.
+    /// `camera.width` and `camera.height`: capture size override; nil lets capture choose the
+    /// size nearest the pose model's input.
+    public var cameraSize: (width: Int, height: Int)? = nil
+    /// `camera.buffers`: V4L2 mmap buffers in the ring.
+    public var cameraBufferCount = 4
+    /// `models.pose`: MoveNet Lightning int8, installed by the package's post-install step.
     public var poseModelPath = "/var/lib/posewatch/movenet_singlepose_lightning_int8_4.tflite"
-    /// posewatch's action classifier, shipped in the package.
+    /// `models.classifier`: posewatch's action classifier, shipped in the package.
     public var classifierModelPath = "/usr/share/posewatch/action_classifier.tflite"
-    /// LED backend.
+    /// `classifier.confidence_threshold`: below this a prediction is `low_confidence`.
+    public var confidenceThreshold = 0.6
+    /// `classifier.smoothing`: predictions in a row that must agree before the shown action changes.
+    public var smoothing = 3
+    /// `leds.backend`: LED backend.
     public var ledBackend: LEDBackend = .gpio
-    /// Action label → GPIO line name.
+    /// `[leds.actions]`: action label → GPIO line name, in LED order.
     public var actionLEDLines: [(action: String, line: String)] = [
         ("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
         ("squats", "GPIO23"), ("push_ups", "GPIO24"),
     ]
-    /// The status LED's line name.
+    /// `leds.status`: the status LED's line name.
     public var statusLEDLine = "GPIO25"
+    /// `journal.summary_interval`: seconds between summary entries (a summary is also logged at stop).
+    public var summaryIntervalSeconds = 60
+    /// `journal.level`: the lowest level written (`debug` … `critical`).
+    public var logLevel: LogLevel = .info
+    /// `watchdog.enabled`: ping systemd's watchdog when `WatchdogSec=` asks for it.
+    public var watchdogEnabled = true
+    /// `watchdog.max_stall`: seconds without a processed frame (outside camera recovery) after
+    /// which the loop stops pinging, so systemd restarts a wedged process.
+    public var watchdogMaxStallSeconds = 10.0
 
     public init() {}
 
@@ -34,10 +55,15 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var allLEDLines: [String] { actionLEDLines.map(\.line) + [statusLEDLine] }
 
     public static func == (lhs: ApplianceConfiguration, rhs: ApplianceConfiguration) -> Bool {
-        lhs.cameraDevice == rhs.cameraDevice && lhs.poseModelPath == rhs.poseModelPath
-            && lhs.classifierModelPath == rhs.classifierModelPath && lhs.ledBackend == rhs.ledBackend
+        lhs.cameraDevice == rhs.cameraDevice && lhs.cameraSize?.width == rhs.cameraSize?.width
+            && lhs.cameraSize?.height == rhs.cameraSize?.height && lhs.cameraBufferCount == rhs.cameraBufferCount
+            && lhs.poseModelPath == rhs.poseModelPath && lhs.classifierModelPath == rhs.classifierModelPath
+            && lhs.confidenceThreshold == rhs.confidenceThreshold && lhs.smoothing == rhs.smoothing
+            && lhs.ledBackend == rhs.ledBackend
             && lhs.actionLEDLines.elementsEqual(rhs.actionLEDLines, by: { $0 == $1 })
-            && lhs.statusLEDLine == rhs.statusLEDLine
+            && lhs.statusLEDLine == rhs.statusLEDLine && lhs.summaryIntervalSeconds == rhs.summaryIntervalSeconds
+            && lhs.logLevel == rhs.logLevel && lhs.watchdogEnabled == rhs.watchdogEnabled
+            && lhs.watchdogMaxStallSeconds == rhs.watchdogMaxStallSeconds
     }
 }
 

@@ -16,7 +16,11 @@ static void copy_string(char *destination, size_t capacity, const char *source) 
 // MARK: libgpiod v1
 
 struct pw_gpio_chip { struct gpiod_chip *chip; };
-struct pw_gpio_request { struct gpiod_line_bulk bulk; size_t count; };
+// v1 requests a bulk as one kernel line handle, and gpiod_line_set_value() on one of its lines sends
+// that value as values[0] of the whole handle, i.e. to the bulk's FIRST line. So the request keeps
+// every line's current value and always sets the whole bulk (found on gpio-sim: writes to line 3
+// moved line 0).
+struct pw_gpio_request { struct gpiod_line_bulk bulk; size_t count; int values[GPIOD_LINE_BULK_MAX_LINES]; };
 
 const char *pw_gpio_backend(void) {
     static char text[64];
@@ -85,12 +89,21 @@ pw_gpio_request *pw_gpio_request_outputs(pw_gpio_chip *chip, const unsigned int 
         return NULL;
     }
     request->count = count;
+    for (size_t i = 0; i < count; i++) request->values[i] = initial_values[i] ? 1 : 0;
     return request;
 }
 
 int pw_gpio_request_set_value(pw_gpio_request *request, size_t index, int value) {
     if (index >= request->count) { errno = EINVAL; return -1; }
-    return gpiod_line_set_value(gpiod_line_bulk_get_line(&request->bulk, (unsigned int)index), value);
+    int previous = request->values[index];
+    request->values[index] = value ? 1 : 0;
+    if (gpiod_line_set_value_bulk(&request->bulk, request->values) < 0) {
+        int saved = errno;
+        request->values[index] = previous;
+        errno = saved;
+        return -1;
+    }
+    return 0;
 }
 
 void pw_gpio_request_release(pw_gpio_request *request) {

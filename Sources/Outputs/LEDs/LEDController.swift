@@ -1,0 +1,192 @@
+import LinuxSystem
+
+/// What the action LEDs should say, from the classifier's latest decision.
+public enum ActionIndication: Sendable, Equatable {
+    /// Before the first prediction: all action LEDs off.
+    case startingUp
+    /// Nobody in the window: all action LEDs off.
+    case noPerson
+    /// A person doing something that is none of the actions: all action LEDs off.
+    case other
+    /// The classifier is unsure: the best guess's LED blinks (or, without a guess, the LED of the
+    /// last action shown; nothing when there was none).
+    case lowConfidence(bestGuess: Int?)
+    /// A confident action: its LED (index into the configured action LEDs) is on.
+    case action(Int)
+}
+
+/// What the status LED should say.
+public enum StatusIndication: Sendable, Equatable {
+    /// Frames flow: a slow heartbeat.
+    case healthy
+    /// The camera is gone and being re-opened: a fast blink.
+    case cameraLost
+    /// posewatch is stopping or stopped: everything off.
+    case stopped
+}
+
+/// Line levels for every LED at one instant: a bit per action LED plus the status LED.
+public struct LEDLevels: Sendable, Equatable {
+    /// Bit `i` is action LED `i`.
+    public var actions: UInt64
+    /// The status LED.
+    public var status: Bool
+
+    public init(actions: UInt64 = 0, status: Bool = false) {
+        self.actions = actions
+        self.status = status
+    }
+
+    /// Everything off.
+    public static let off = LEDLevels()
+
+    /// Whether action LED `index` is on.
+    public func isOn(action index: Int) -> Bool { actions & (1 << UInt64(index)) != 0 }
+
+    /// The level of line `index`, counting the action LEDs first and the status LED last.
+    public func isOn(line index: Int, actionCount: Int) -> Bool {
+        index == actionCount ? status : isOn(action: index)
+    }
+}
+
+/// Blink timings. The defaults are visible across a room and distinct from one another.
+public struct LEDTiming: Sendable, Equatable {
+    /// Low-confidence blink: on and off for this long each (2 Hz).
+    public var lowConfidenceHalfPeriodNanoseconds: Int64 = 250_000_000
+    /// A counted repetition inverts its LED for this long: a lit LED winks off, a dark one flashes on.
+    public var repetitionFlashNanoseconds: Int64 = 150_000_000
+    /// Camera lost: on and off for this long each (5 Hz).
+    public var cameraLostHalfPeriodNanoseconds: Int64 = 100_000_000
+    /// Heartbeat: a double pulse (on, off, on, then a long off) in this period.
+    public var heartbeatPeriodNanoseconds: Int64 = 1_500_000_000
+    /// Length of each heartbeat pulse and of the gap between the two.
+    public var heartbeatPulseNanoseconds: Int64 = 100_000_000
+
+    public init() {}
+}
+
+/// The LEDs as a pure state machine: feed it decisions, repetitions and health with the time they
+/// happened; ask it for the line levels at an instant and for the next instant they change (to arm
+/// a timerfd). It does no I/O and reads no clock, so tests drive it with made-up instants.
+public struct LEDController: Sendable {
+    /// How many action LEDs there are (the status LED comes on top).
+    public let actionCount: Int
+    public let timing: LEDTiming
+    public private(set) var indication: ActionIndication = .startingUp
+    private var indicationSince: MonotonicInstant
+    /// The last confidently shown action, which a low-confidence blink falls back to.
+    public private(set) var lastAction: Int?
+    public private(set) var status: StatusIndication = .healthy
+    private var statusSince: MonotonicInstant
+    /// Per action LED: until when a repetition flash inverts it (past instants mean no flash).
+    private var flashUntil: [MonotonicInstant]
+
+    /// A controller for `actionCount` action LEDs (at most 64), starting up, status healthy, at `now`.
+    public init(actionCount: Int, timing: LEDTiming = LEDTiming(), now: MonotonicInstant) {
+        precondition((0...64).contains(actionCount), "at most 64 action LEDs")
+        self.actionCount = actionCount
+        self.timing = timing
+        indicationSince = now
+        statusSince = now
+        flashUntil = Array(repeating: now, count: actionCount)
+    }
+
+    /// Shows the classifier's latest decision. Repeating the current decision keeps its blink phase.
+    public mutating func show(_ newIndication: ActionIndication, at now: MonotonicInstant) {
+        if case .action(let index) = newIndication {
+            precondition((0..<actionCount).contains(index), "action LED \(index) out of range")
+            lastAction = index
+        }
+        guard newIndication != indication else { return }
+        indication = newIndication
+        indicationSince = now
+    }
+
+    /// A repetition of action `index` was counted: flash its LED.
+    public mutating func repetitionCounted(action index: Int, at now: MonotonicInstant) {
+        precondition((0..<actionCount).contains(index), "action LED \(index) out of range")
+        flashUntil[index] = MonotonicInstant(nanoseconds: now.nanoseconds + timing.repetitionFlashNanoseconds)
+    }
+
+    /// Sets the status LED's meaning. `.stopped` also turns every action LED off for good.
+    public mutating func setStatus(_ newStatus: StatusIndication, at now: MonotonicInstant) {
+        guard newStatus != status else { return }
+        status = newStatus
+        statusSince = now
+    }
+
+    /// The LED whose blink shows low confidence, if any.
+    private var blinkingAction: Int? {
+        guard case .lowConfidence(let guess) = indication else { return nil }
+        if let guess, (0..<actionCount).contains(guess) { return guess }
+        return lastAction
+    }
+
+    /// The level of every line at `now`.
+    public func levels(at now: MonotonicInstant) -> LEDLevels {
+        guard status != .stopped else { return .off }
+        var actions: UInt64 = 0
+        switch indication {
+        case .action(let index):
+            actions = 1 << UInt64(index)
+        case .lowConfidence:
+            if let index = blinkingAction,
+               Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
+                actions = 1 << UInt64(index)
+            }
+        case .startingUp, .noPerson, .other:
+            break
+        }
+        for index in 0..<actionCount where now < flashUntil[index] {
+            actions ^= 1 << UInt64(index)
+        }
+        return LEDLevels(actions: actions, status: statusPhase(at: now).on)
+    }
+
+    /// The first instant after `now` at which `levels(at:)` changes, or nil when nothing will change
+    /// until the next decision (steady LEDs need no timer).
+    public func nextChange(after now: MonotonicInstant) -> MonotonicInstant? {
+        guard status != .stopped else { return nil }
+        var earliest: Int64 = .max
+        if blinkingAction != nil {
+            let phase = Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
+            earliest = min(earliest, phase.remaining)
+        }
+        // Indexed rather than `for … in`: the unoptimised iterator allocates, and debug builds run tests.
+        for index in 0..<actionCount where now < flashUntil[index] {
+            earliest = min(earliest, flashUntil[index].nanoseconds - now.nanoseconds)
+        }
+        earliest = min(earliest, statusPhase(at: now).remaining)
+        return earliest == .max ? nil : MonotonicInstant(nanoseconds: now.nanoseconds + earliest)
+    }
+
+    /// The status LED's level and how long it keeps it.
+    private func statusPhase(at now: MonotonicInstant) -> (on: Bool, remaining: Int64) {
+        let elapsed = now.nanoseconds - statusSince.nanoseconds
+        switch status {
+        case .stopped:
+            return (false, .max)
+        case .cameraLost:
+            return Self.blink(elapsed: elapsed, half: timing.cameraLostHalfPeriodNanoseconds)
+        case .healthy:
+            // on (pulse), off (pulse), on (pulse), off (the rest of the period).
+            let pulse = timing.heartbeatPulseNanoseconds
+            let phase = Self.positiveRemainder(elapsed, timing.heartbeatPeriodNanoseconds)
+            if phase < pulse { return (true, pulse - phase) }
+            if phase < 2 * pulse { return (false, 2 * pulse - phase) }
+            if phase < 3 * pulse { return (true, 3 * pulse - phase) }
+            return (false, timing.heartbeatPeriodNanoseconds - phase)
+        }
+    }
+
+    /// A square wave starting "on": the level `elapsed` after its start and how long it stays.
+    private static func blink(elapsed: Int64, half: Int64) -> (on: Bool, remaining: Int64) {
+        let phase = positiveRemainder(elapsed, 2 * half)
+        return phase < half ? (true, half - phase) : (false, 2 * half - phase)
+    }
+
+    private static func positiveRemainder(_ value: Int64, _ modulus: Int64) -> Int64 {
+        let remainder = value % modulus
+        return remainder < 0 ? remainder + modulus : remainder
+    }
+}

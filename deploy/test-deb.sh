@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Builds the .deb for this machine's architecture (or takes one as $1) and installs it into a
+# Debian bookworm root with `dpkg --root` (maintainer scripts run chrooted there), then checks what
+# an owner would: files, the binary runs against the root's libraries, the group, the service is
+# enabled, the pose-model step keeps a correct file and rejects a wrong one, and purge cleans up.
+# Prints one PASS/FAIL line per check; exits 1 if any failed. Needs root (chroot) and debootstrap.
+#
+# The root is made once with debootstrap and reused: POSEWATCH_DEBROOT (default
+# /var/tmp/posewatch-debroot), POSEWATCH_MIRROR (default http://deb.debian.org/debian).
+# The correct model is taken from ../shared/models (never from the network).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+root=${POSEWATCH_DEBROOT:-/var/tmp/posewatch-debroot}
+mirror=${POSEWATCH_MIRROR:-http://deb.debian.org/debian}
+model_name=movenet_singlepose_lightning_int8_4.tflite
+model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
+failures=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+check() { local name=$1; shift; if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi; }
+
+deb=${1:-}
+if [ -z "$deb" ]; then
+    arch=$(dpkg --print-architecture)
+    "$here/build-deb.sh" "$arch" --output "$repo/.build/deb" || { echo "FAIL build-deb.sh"; exit 1; }
+    deb=$(ls -t "$repo"/.build/deb/posewatch_*_"$arch".deb | head -n 1)
+fi
+echo "package: $deb"
+dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\|Installed-Size\):/  \1:/p'
+dpkg-deb --contents "$deb" | awk '{print "  " $1, $6}'
+
+if [ ! -x "$root/bin/sh" ]; then
+    echo "creating a Debian bookworm root in $root (debootstrap, once)"
+    debootstrap --variant=minbase --include=libv4l-0,libv4lconvert0,libgpiod2,init-system-helpers \
+        bookworm "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || { tail "$root.debootstrap.log"; echo "FAIL debootstrap"; exit 1; }
+fi
+
+# Start clean, then pre-place the correct model as an owner installing offline would.
+dpkg --root="$root" --purge posewatch >/dev/null 2>&1 || true
+install -D -m 644 "$model" "$root/var/lib/posewatch/$model_name"
+
+echo "--- dpkg --root=$root -i $(basename "$deb")"
+# No download may happen in this test: point the URL nowhere.
+POSEWATCH_MODEL_URL=file:///nonexistent dpkg --root="$root" -i "$deb" 2>&1 | sed 's/^/  /'
+status=${PIPESTATUS[0]}
+[ "$status" = 0 ] && pass "dpkg installs the package into the Debian root" || fail "dpkg -i exited $status"
+
+check "dpkg records it as installed" sh -c "chroot '$root' dpkg-query -W -f='\${Status}' posewatch | grep -q 'install ok installed'"
+for file in /usr/bin/posewatch /usr/lib/systemd/system/posewatch.service /usr/lib/udev/rules.d/60-posewatch.rules \
+            /etc/posewatch/posewatch.toml /usr/lib/posewatch/install-model /usr/share/posewatch/posewatch-libcamerify.conf \
+            /usr/share/posewatch/journal-upload-posewatch.conf /usr/share/doc/posewatch/README.md; do
+    check "installed $file" test -e "$root$file"
+done
+check "the config is a conffile" sh -c "chroot '$root' dpkg-query -W -f='\${Conffiles}' posewatch | grep -q /etc/posewatch/posewatch.toml"
+first=$(chroot "$root" /usr/bin/posewatch --help 2>&1 | head -n 1); code=${PIPESTATUS[0]}
+[ "$code" = 0 ] && [ -n "$first" ] && pass "posewatch runs inside the root with its libraries: $first" || fail "posewatch --help in the root (exit $code)"
+check "postinst created group gpio" chroot "$root" getent group gpio
+check "postinst enabled posewatch.service" test -L "$root/etc/systemd/system/multi-user.target.wants/posewatch.service"
+check "postinst kept the pre-placed correct model" sh -c "cmp '$model' '$root/var/lib/posewatch/$model_name'"
+check "install-model --check accepts the correct model" chroot "$root" /usr/lib/posewatch/install-model --check
+
+echo "--- a wrong model file"
+printf 'not a model' > "$root/var/lib/posewatch/$model_name"
+output=$(chroot "$root" /usr/lib/posewatch/install-model --check 2>&1); code=$?
+echo "$output" | sed 's/^/  /'
+[ $code = 1 ] && echo "$output" | grep -q "wrong sha256" && pass "install-model --check rejects a wrong model" || fail "install-model --check on a wrong model (exit $code)"
+output=$(POSEWATCH_MODEL_URL=file:///nonexistent chroot "$root" /usr/lib/posewatch/install-model 2>&1); code=$?
+echo "$output" | sed 's/^/  /'
+[ $code = 1 ] && test -f "$root/var/lib/posewatch/$model_name.rejected" && ! test -e "$root/var/lib/posewatch/$model_name" \
+    && pass "install-model moves a wrong model aside and fails when it cannot download" || fail "install-model on a wrong model (exit $code)"
+output=$(POSEWATCH_MODEL_URL=file:///nonexistent chroot "$root" /var/lib/dpkg/info/posewatch.postinst configure 0.1.0 2>&1); code=$?
+[ $code = 0 ] && pass "postinst still succeeds offline without a model (and says what to run)" || fail "postinst offline (exit $code)"
+
+echo "--- dpkg --purge"
+dpkg --root="$root" --purge posewatch 2>&1 | sed 's/^/  /'
+check "purge removes the binary" test ! -e "$root/usr/bin/posewatch"
+check "purge removes the config" test ! -e "$root/etc/posewatch/posewatch.toml"
+check "purge removes /var/lib/posewatch" test ! -e "$root/var/lib/posewatch"
+
+echo "$failures failed"
+[ $failures = 0 ]

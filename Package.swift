@@ -39,15 +39,16 @@ let package = Package(
 
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
+        .target(name: "JSONFormat"),
         .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"], exclude: ["README.md"]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
-        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation"]),
+        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),
         .target(
             name: "Appliance",
             dependencies: [
-                "LinuxSystem", "Capture", "InferenceCore", "PoseEstimation", "Actions", "Outputs",
+                "LinuxSystem", "JSONFormat", "Capture", "InferenceCore", "PoseEstimation", "Actions", "Outputs",
                 "CV4L2", "CGPIOD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -62,6 +63,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"]),
         .testTarget(name: "ActionsTests", dependencies: ["Actions"]),
+        .testTarget(name: "JSONFormatTests", dependencies: ["JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(

@@ -150,12 +150,3 @@ import LinuxSystem
     }
 }
 
-@Suite struct JSONValueTests {
-    @Test func stringsAreEscapedAsRFC8259Requires() {
-        #expect(JSONValue.string("a\"b\\c\nd\u{1}").serialized() == #""a\"b\\c\nd\u0001""#)
-    }
-
-    @Test func numbersThatAreWholePrintWithoutAFraction() {
-        #expect(JSONValue.array([.number(2), .number(0.5), .integer(-3), .null, .bool(true)]).serialized() == "[2,0.5,-3,null,true]")
-    }
-}

@@ -1,3 +1,4 @@
+import JSONFormat
 import Capture
 import Outputs
 import LinuxSystem

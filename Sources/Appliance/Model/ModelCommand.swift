@@ -12,26 +12,6 @@ struct ModelCommand: ParsableCommand {
         subcommands: [ModelInspectCommand.self, ModelRunCommand.self])
 }
 
-/// Prints one line to standard error and exits with status 2 (bad input).
-func failWithBadInput(_ message: String) -> ExitCode {
-    var standardError = StandardError()
-    print("posewatch: \(message)", to: &standardError)
-    return ExitCode(ExitStatus.usage)
-}
-
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        var bytes = Array(string.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 { return }
-            offset += written
-        }
-        bytes.removeAll()
-    }
-}
-
 extension TensorInfo {
     /// `name  int8[1,192,192,3]  scale=0.0078 zero_point=-1`
     var summary: String {

@@ -1,0 +1,131 @@
+import PoseEstimation
+
+/// A counted repetition: the action, its new cumulative count, and when the repetition ended.
+public struct RepetitionCount: Equatable, Sendable {
+    public var label: ActionLabel
+    public var count: Int
+    /// Seconds on the input's timeline.
+    public var timestamp: Double
+    public init(label: ActionLabel, count: Int, timestamp: Double) {
+        self.label = label
+        self.count = count
+        self.timestamp = timestamp
+    }
+}
+
+/// What the pipeline needs from a repetition counter (generic, so the frame loop calls it directly).
+public protocol RepetitionCounting {
+    /// Feeds one frame: the tracked person's pose (nil: nobody) and the action currently reported
+    /// (nil: no action — `other`, `no_person`, `low_confidence`, `starting_up` — nothing is counted).
+    mutating func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> RepetitionCount?
+    /// Cumulative count for `label` this session.
+    func count(of label: ActionLabel) -> Int
+}
+
+/// Settings for the part of the pipeline after the pose model.
+public struct ActionPipelineSettings: Sendable {
+    /// Joints the window and counter see (face left out by default: talking and head turns are not exercise).
+    public var joints: JointSelection = .all
+    /// One Euro smoothing of keypoints before the window and counter (nil: off).
+    public var smoothing: KeypointSmoother? = nil
+    /// Overrides for the decision rules (nil: the model's metadata defaults).
+    public var confidenceThreshold: Float? = nil
+    public var minimumPresentShare: Double? = nil
+    /// Replay's `--action`: report this action on every decision and skip the classifier.
+    public var fixedAction: ActionLabel? = nil
+
+    public init() {}
+}
+
+/// What happened on one frame.
+public struct ActionPipelineStep: Sendable {
+    /// A decision made on this frame (every `stride` slots), nil otherwise.
+    public var decision: ActionDecision?
+    /// A repetition counted on this frame.
+    public var repetition: RepetitionCount?
+}
+
+/// The stages after the pose model, shared by the live loop and `replay` so both behave the same:
+/// person selection → (smoothing, joint selection) → time-aligned window → classifier every
+/// `stride` slots → decision rules → repetition counter → summary. Allocation-free per frame.
+public struct ActionPipeline<Counter: RepetitionCounting>: ~Copyable {
+    public let classifier: ActionClassifier
+    public private(set) var window: PoseWindow
+    public private(set) var tracker = PersonTracker()
+    public private(set) var policy: DecisionPolicy
+    public private(set) var counter: Counter
+    public private(set) var summary = ActionSummary()
+    public let settings: ActionPipelineSettings
+    /// The decision reported last (what the LEDs show).
+    public private(set) var currentDecision: ActionDecision = .startingUp
+    /// Frames given to the pipeline and how many had a person.
+    public private(set) var frames = 0
+    public private(set) var framesWithPerson = 0
+
+    private var smoother: KeypointSmoother?
+    private var slotsSinceDecision = 0
+    private let decisionSeconds: Double
+
+    public init(classifier: consuming ActionClassifier, counter: Counter, settings: ActionPipelineSettings = ActionPipelineSettings()) {
+        let metadata = classifier.metadata
+        window = PoseWindow(length: metadata.windowLength, framesPerSecond: metadata.framesPerSecond)
+        policy = DecisionPolicy(labelCount: metadata.labels.count)
+        policy.confidenceThreshold = settings.confidenceThreshold ?? metadata.lowConfidenceThreshold
+        policy.minimumPresentShare = settings.minimumPresentShare ?? metadata.noPersonMinimumRealFraction
+        decisionSeconds = Double(metadata.stride) / metadata.framesPerSecond
+        smoother = settings.smoothing
+        self.counter = counter
+        self.settings = settings
+        self.classifier = classifier
+    }
+
+    /// The model frame rate (what the camera is asked for).
+    public var framesPerSecond: Double { classifier.metadata.framesPerSecond }
+
+    /// Feeds one frame's pose candidates (MoveNet SinglePose: zero or one) seen at `time` seconds.
+    public mutating func process<Candidates: Collection>(_ candidates: Candidates, at time: Double) -> ActionPipelineStep
+    where Candidates.Element == Pose {
+        frames += 1
+        var pose = tracker.select(from: candidates, at: time)
+        if let tracked = pose {
+            framesWithPerson += 1
+            var refined = settings.joints.apply(to: tracked)
+            if smoother != nil { refined = smoother!.smooth(refined, at: time, track: tracker.trackIdentifier) }
+            pose = refined
+        }
+        var step = ActionPipelineStep()
+        let opened = window.add(pose, at: time)
+        slotsSinceDecision += opened
+        if slotsSinceDecision >= classifier.metadata.stride {
+            slotsSinceDecision = 0
+            let decision = decide()
+            currentDecision = decision
+            summary.record(decision, duration: decisionSeconds)
+            step.decision = decision
+        }
+        if let repetition = counter.process(timestamp: time, pose: pose, action: currentDecision.action) {
+            summary.recordRepetition(repetition.label, count: repetition.count)
+            step.repetition = repetition
+        }
+        return step
+    }
+
+    /// Single-person convenience.
+    public mutating func process(_ pose: Pose?, at time: Double) -> ActionPipelineStep {
+        if let pose { return process(CollectionOfOne(pose), at: time) }
+        return process(EmptyCollection<Pose>(), at: time)
+    }
+
+    private mutating func decide() -> ActionDecision {
+        let presentShare = Double(window.presentCount) / Double(window.length)
+        if let fixed = settings.fixedAction {
+            return window.isFull ? .action(fixed, confidence: 1) : .startingUp
+        }
+        guard window.isFull, presentShare >= policy.minimumPresentShare else {
+            return policy.decide(windowFull: window.isFull, presentShare: presentShare,
+                                 probabilities: UnsafeBufferPointer(start: nil, count: 0), labels: classifier.metadata.labels)
+        }
+        let probabilities = classifier.classify(window)
+        return policy.decide(windowFull: true, presentShare: presentShare, probabilities: probabilities, labels: classifier.metadata.labels)
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Capture
+import LinuxSystem
+import PoseEstimation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `posewatch snapshot`: one frame with the pose drawn on it, to aim a headless camera.
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Save one frame as PNG with the detected pose (bones and joints coloured by score) and the region the pose model looked at.",
+        discussion: "Exit status: 0 written, 1 no frame could be read, 2 bad arguments or input.")
+
+    @Option(help: "Camera device or stable name (e.g. /dev/posewatch-camera).")
+    var device: String?
+
+    @Option(help: "A Y4M or MJPEG file instead of a camera.")
+    var input: String?
+
+    @Option(help: "Take the first frame at or after this many seconds (files: the file's timeline; cameras: after start-up).")
+    var at: Double = 1.0
+
+    @Option(help: "Frame rate of an MJPEG input (Y4M files carry their own).")
+    var fps: Double?
+
+    @Option(help: "Path of the pose model (MoveNet Lightning int8).")
+    var poseModel: String = ApplianceConfiguration().poseModelPath
+
+    @Option(help: "Where to write the PNG.")
+    var output: String
+
+    func validate() throws {
+        guard (device == nil) != (input == nil) else { throw ValidationError("give exactly one of --device or --input") }
+        guard at >= 0 else { throw ValidationError("--at must not be negative") }
+    }
+
+    func run() throws {
+        do {
+            let source: FrameInput = try device.map { .camera(device: $0) } ?? FrameInput.file(input!, framesPerSecond: fps)
+            var estimator: MoveNetEstimator
+            do { estimator = try MoveNetEstimator(modelPath: poseModel) } catch { throw InputError(error.description) }
+            var taker = SnapshotTaker(estimator: estimator, at: at)
+            if device != nil { taker.wallClockLimitSeconds = at + 10 }
+            guard let snapshot = try source.read(with: &taker) else {
+                printError("posewatch snapshot: no frame at or after \(at) s in \(input ?? device!)")
+                throw ExitCode(ExitStatus.failure)
+            }
+            var image = snapshot.image
+            WireframeRenderer().draw(snapshot.estimate.pose ?? snapshot.estimate.keypoints, region: snapshot.estimate.region, on: &image)
+            try writeFile(output, PNGEncoder.encode(image))
+            let verdict = snapshot.estimate.pose == nil ? "no person (keypoints drawn as found)" : "person found"
+            print("wrote \(output): \(image.width)x\(image.height) at \(String(format2: snapshot.seconds)) s, \(verdict)")
+        } catch let error as InputError {
+            printError("posewatch snapshot: \(error)")
+            throw ExitCode(ExitStatus.usage)
+        }
+    }
+
+    func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        guard let file = fopen(path, "wb") else { throw InputError("cannot write \(path): \(Errno.current)") }
+        defer { fclose(file) }
+        guard bytes.withUnsafeBytes({ fwrite($0.baseAddress, 1, bytes.count, file) }) == bytes.count else {
+            throw InputError("cannot write \(path): \(Errno.current)")
+        }
+    }
+}
+
+/// Reads frames up to the requested time, running the pose model on the last second of them (so
+/// smart cropping has settled as it would live), and keeps the full-size RGB picture of the chosen frame.
+struct SnapshotTaker: FrameConsumer, ~Copyable {
+    var estimator: MoveNetEstimator
+    let at: Double
+    /// Cameras: give up after this long without reaching `at` (files run to their end).
+    var wallClockLimitSeconds: Double?
+
+    struct Snapshot {
+        var image: RGBImage
+        var estimate: PoseEstimate
+        var seconds: Double
+    }
+
+    init(estimator: consuming MoveNetEstimator, at: Double) {
+        self.estimator = estimator
+        self.at = at
+    }
+
+    mutating func consume<Source: FrameSource & ~Copyable>(_ source: inout Source) throws -> Snapshot? {
+        var first: MonotonicInstant?
+        var picture: RGBImage?
+        var seconds = 0.0
+        let deadline = wallClockLimitSeconds.map { MonotonicInstant.now().nanoseconds + Int64($0 * 1e9) } ?? .max
+        while MonotonicInstant.now().nanoseconds < deadline {
+            var taken = false, loaded = false
+            let outcome = source.nextFrame(timeoutMilliseconds: 1000) { frame in
+                let start = first ?? frame.timestamp
+                first = start
+                seconds = Double(frame.timestamp.nanoseconds - start.nanoseconds) / 1e9
+                guard seconds + 1 >= at else { return .used }
+                guard estimator.loadInput(from: frame) else { return .broken }
+                loaded = true
+                if seconds + 1e-6 >= at {
+                    picture = Self.fullFrame(frame)
+                    taken = picture != nil
+                }
+                return .used
+            }
+            switch outcome {
+            case .frame where loaded:
+                let estimate = estimator.estimate()
+                if taken, let picture { return Snapshot(image: picture, estimate: estimate, seconds: seconds) }
+            case .endOfStream: return nil
+            case .cameraLost(let error): throw InputError(error.description)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// The whole frame as RGB at its own size.
+    static func fullFrame(_ frame: borrowing Frame) -> RGBImage? {
+        let width = frame.layout.width, height = frame.layout.height
+        var converter = FrameConverter(tensorWidth: width, tensorHeight: height)
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let region = SourceRegion.crop(FrameRectangle(x: 0, y: 0, width: Double(width), height: Double(height)))
+        let converted = pixels.withUnsafeMutableBufferPointer { converter.convert(frame, region: region, into: $0.baseAddress!) != nil }
+        return converted ? RGBImage(width: width, height: height, pixels: pixels) : nil
+    }
+}
+
+extension String {
+    /// Two decimals without Foundation.
+    init(format2 value: Double) {
+        let hundredths = Int((abs(value) * 100).rounded())
+        let text = "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+        self = value < 0 ? "-" + text : text
+    }
+}

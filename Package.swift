@@ -5,6 +5,9 @@
 //   capture → inference core → pose estimation → actions → outputs → appliance.
 import PackageDescription
 
+/// The directory of this manifest: the embedded classifier is assembled from a file in it.
+let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
+
 let package = Package(
     name: "posewatch",
     platforms: [.macOS(.v13)],  // Linux is the target; this only keeps `swift package` quiet elsewhere.
@@ -36,6 +39,10 @@ let package = Package(
         .target(name: "CLinuxShims"),
 
         .target(name: "CLinuxSystem"),
+        .target(
+            name: "CActionModel", exclude: ["action_classifier.tflite"],
+            cSettings: [.define("POSEWATCH_CLASSIFIER_FILE",
+                                to: "\"\(packageDirectory)/Sources/CActionModel/action_classifier.tflite\"")]),
 
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
@@ -43,7 +50,7 @@ let package = Package(
         .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"], exclude: ["README.md"]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
-        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat"]),
+        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),
         .target(
             name: "Appliance",

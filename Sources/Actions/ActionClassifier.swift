@@ -1,6 +1,7 @@
 import InferenceCore
 import JSONFormat
 import PoseEstimation
+import CActionModel
 
 /// Why an action classifier model cannot be used.
 public struct ClassifierModelError: Error, Sendable, CustomStringConvertible {
@@ -118,5 +119,15 @@ public struct ActionClassifier: ~Copyable {
             preconditionFailure("classifier invoke failed after a successful prepare: \(error)")
         }
         return output
+    }
+}
+
+extension ActionClassifier {
+    /// The classifier built into this binary (training/README.md makes it).
+    public static func embedded(registry: KernelRegistry = KernelRegistry()) throws(ClassifierModelError) -> ActionClassifier {
+        let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
+        let model: Model
+        do { model = try Model(bytes: bytes) } catch { throw ClassifierModelError("built-in classifier: \(error)") }
+        return try ActionClassifier(model: model, name: "built-in classifier", registry: registry)
     }
 }

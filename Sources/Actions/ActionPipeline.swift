@@ -31,6 +31,8 @@ public struct ActionPipelineSettings: Sendable {
     /// Overrides for the decision rules (nil: the model's metadata defaults).
     public var confidenceThreshold: Float? = nil
     public var minimumPresentShare: Double? = nil
+    /// Decisions in a row a new label needs before it is reported (the config's `classifier.smoothing`).
+    public var confirmations: Int? = nil
     /// Replay's `--action`: report this action on every decision and skip the classifier.
     public var fixedAction: ActionLabel? = nil
 
@@ -72,6 +74,7 @@ public struct ActionPipeline<Counter: RepetitionCounting>: ~Copyable {
         policy = DecisionPolicy(labelCount: metadata.labels.count)
         policy.confidenceThreshold = settings.confidenceThreshold ?? metadata.lowConfidenceThreshold
         policy.minimumPresentShare = settings.minimumPresentShare ?? metadata.noPersonMinimumRealFraction
+        if let confirmations = settings.confirmations { policy.confirmations = max(1, confirmations) }
         decisionSeconds = Double(metadata.stride) / metadata.framesPerSecond
         smoother = settings.smoothing
         self.counter = counter

@@ -50,5 +50,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        .testTarget(name: "ActionsTests", dependencies: ["Actions"]),
     ]
 )

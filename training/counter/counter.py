@@ -42,6 +42,10 @@ class Config:
     # The thresholds' range is taken over the last envelope_s seconds (≤ window_s): long enough to
     # hold the slowest repetition, short enough to follow a change of amplitude. 0 = the window.
     envelope_s: float = 0.0
+    # On the first decision after a (re)start, run the side logic over the frames already in the
+    # window, so repetitions done during the warm-up count (late, at most warmup_s).
+    replay_warmup: bool = False
+    replay_counts: bool = True
     min_period_s: float = 0.5
     max_period_s: float = 3.5
 
@@ -67,6 +71,8 @@ class RepetitionCounter:
 
     def reset_motion(self):
         self.rows = []
+        self.times = []
+        self.replayed = False
         self.axis = None
         self.held = np.zeros((17, 2), np.float32)
         self.seen = np.zeros(17, bool)
@@ -112,8 +118,10 @@ class RepetitionCounter:
             return None
         self.last_pose_t = t
         self.rows.append(x)
+        self.times.append(t)
         if len(self.rows) > c.window:
             self.rows.pop(0)
+            self.times.pop(0)
         if len(self.rows) < c.warmup:
             return None
         D = np.asarray(self.rows, np.float64)
@@ -144,11 +152,19 @@ class RepetitionCounter:
             self.credit(t, s, action)
         if r < c.min_range:
             return None
+        if c.replay_warmup and not self.replayed:
+            self.replayed = True
+            for value, when in zip(sm[:-1], self.times[:-1]):
+                self.step(value, when, lo, hi, m, t, action if c.replay_counts else None)
+        return self.step(cur, t, lo, hi, m, t, action)
+
+    def step(self, cur, t, lo, hi, m, now, action):
+        c = self.c
         new = self.side
         if c.rule == "both" and self.side != 0:
             # the window rule, or a move of zigzag·range away from the extreme since the last change
             self.extreme = max(self.extreme, cur) if self.side == 1 else min(self.extreme, cur)
-            mz = c.zigzag * r
+            mz = c.zigzag * (hi - lo)
             if cur >= hi - m or (self.side == -1 and cur >= self.extreme + mz):
                 new = 1
             elif cur <= lo + m or (self.side == 1 and cur <= self.extreme - mz):
@@ -201,7 +217,7 @@ class RepetitionCounter:
             return None
         self.counts[action] += 1
         self.session += 1
-        self.events.append((t, action, self.counts[action]))
+        self.events.append((now, action, self.counts[action]))
         return self.events[-1]
 
     def credit(self, t, s, action):

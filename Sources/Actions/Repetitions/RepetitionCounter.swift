@@ -34,15 +34,11 @@ public final class RepetitionCounter {
     /// Numbers per pose: nose (2) + six pair midpoints (12) + six pair differences (12).
     public static let featureCount = 26
 
-    /// The body joints in feature order: the nose, then left/right pairs (left first).
-    private static let pairs: [(left: Int, right: Int)] = [
-        (Joint.leftShoulder.rawValue, Joint.rightShoulder.rawValue),
-        (Joint.leftElbow.rawValue, Joint.rightElbow.rawValue),
-        (Joint.leftWrist.rawValue, Joint.rightWrist.rawValue),
-        (Joint.leftHip.rawValue, Joint.rightHip.rawValue),
-        (Joint.leftKnee.rawValue, Joint.rightKnee.rawValue),
-        (Joint.leftAnkle.rawValue, Joint.rightAnkle.rawValue),
-    ]
+    /// The six left/right pairs after the nose: shoulders, elbows, wrists, hips, knees, ankles. In
+    /// COCO order each pair is adjacent, left first, starting at the left shoulder.
+    private static let pairCount = 6
+    @inline(__always)
+    private static func leftJoint(_ pair: Int) -> Int { Joint.leftShoulder.rawValue + 2 * pair }
     /// Bit mask of the 13 body joints (all but eyes and ears, which move with the head and which
     /// annotated sets such as Penn Action do not have).
     private static let bodyMask: UInt32 = {
@@ -174,6 +170,15 @@ public final class RepetitionCounter {
         lastSideChange = -Double.infinity
     }
 
+    /// A held joint relative to the box, in box sizes. A joint never seen since the reset sits at the
+    /// box centre: constant, so it adds no variance and cannot steer the axis.
+    @inline(__always)
+    private func normalised(_ joint: Int, centreX: Float, centreY: Float, scale: Float) -> (x: Float, y: Float) {
+        guard seenJoints & (1 << UInt32(joint)) != 0 else { return (0, 0) }
+        let point = heldPose[joint]
+        return ((point.x - centreX) * scale, (point.y - centreY) * scale)
+    }
+
     /// Holds confident joints, checks the pose is usable, and writes its features into the ring.
     private func appendFeatures(of pose: Pose) -> Bool {
         let minimumScore = configuration.minimumKeypointScore
@@ -199,21 +204,14 @@ public final class RepetitionCounter {
             minY = min(minY, point.y); maxY = max(maxY, point.y)
         }
         let centreX = (minX + maxX) / 2, centreY = (minY + maxY) / 2
-        let scale = 1 / max(maxX - minX, maxY - minY, 1e-6)
+        let scale = 1 / max(max(maxX - minX, maxY - minY), 1e-6)  // two-argument max: the variadic one allocates
         let row = window + nextRow * Self.featureCount
-        @inline(__always) func normalised(_ joint: Int) -> (x: Float, y: Float) {
-            // A joint never seen since the reset sits at the box centre: constant, so it adds no
-            // variance and cannot steer the axis.
-            guard seenJoints & (1 << UInt32(joint)) != 0 else { return (0, 0) }
-            let point = heldPose[joint]
-            return ((point.x - centreX) * scale, (point.y - centreY) * scale)
-        }
-        let nose = normalised(Joint.nose.rawValue)
+        let nose = normalised(Joint.nose.rawValue, centreX: centreX, centreY: centreY, scale: scale)
         row[0] = nose.x
         row[1] = nose.y
-        for index in 0..<Self.pairs.count {
-            let left = normalised(Self.pairs[index].left)
-            let right = normalised(Self.pairs[index].right)
+        for index in 0..<Self.pairCount {
+            let left = normalised(Self.leftJoint(index), centreX: centreX, centreY: centreY, scale: scale)
+            let right = normalised(Self.leftJoint(index) + 1, centreX: centreX, centreY: centreY, scale: scale)
             row[2 + 2 * index] = (left.x + right.x) / 2
             row[3 + 2 * index] = (left.y + right.y) / 2
             row[14 + 2 * index] = abs(left.x - right.x)

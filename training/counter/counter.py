@@ -42,10 +42,18 @@ class Config:
     # The thresholds' range is taken over the last envelope_s seconds (≤ window_s): long enough to
     # hold the slowest repetition, short enough to follow a change of amplitude. 0 = the window.
     envelope_s: float = 0.0
+    # Range from these percentiles of the window instead of min/max (0 = min/max): a one-off spike
+    # (a detection glitch) then does not widen the thresholds for a whole window.
+    envelope_pct: float = 0.0
     # On the first decision after a (re)start, run the side logic over the frames already in the
     # window, so repetitions done during the warm-up count (late, at most warmup_s).
     replay_warmup: bool = False
     replay_counts: bool = True
+    # Repeat check: a repetition counts when its pose at the far-side crossing is within
+    # similar·range (feature distance) of an earlier crossing in the last memory_s seconds; the
+    # first of a kind waits (pending) for the next one to confirm it. 0 = off.
+    similar: float = 0.0
+    memory_s: float = 8.0
     min_period_s: float = 0.5
     max_period_s: float = 3.5
 
@@ -82,6 +90,8 @@ class RepetitionCounter:
         self.extreme = 0.0
         self.pending = []
         self.last_rest_t = -np.inf
+        self.crossings = []
+        self.pending_similar = []
 
     def features(self, pose):
         c = self.c
@@ -118,6 +128,7 @@ class RepetitionCounter:
             return None
         self.last_pose_t = t
         self.rows.append(x)
+        self.current = x
         self.times.append(t)
         if len(self.rows) > c.window:
             self.rows.pop(0)
@@ -144,7 +155,11 @@ class RepetitionCounter:
         j = np.maximum(0, i - k + 1)
         sm = (cs[i + 1] - cs[j]) / (i + 1 - j)
         env = sm[-int(round(c.envelope_s * c.fps)):] if c.envelope_s > 0 else sm
-        lo, hi, cur = env.min(), env.max(), sm[-1]
+        if c.envelope_pct > 0:
+            lo, hi = np.percentile(env, [c.envelope_pct, 100 - c.envelope_pct])
+        else:
+            lo, hi = env.min(), env.max()
+        cur = sm[-1]
         r = hi - lo
         m = c.hysteresis * r
         self.trace.append((t, cur, lo + m, hi - m))
@@ -215,6 +230,22 @@ class RepetitionCounter:
         if c.gate > 0:
             self.pending.append(t)
             return None
+        if c.similar > 0:
+            x = self.current
+            scale = c.similar * (hi - lo)
+            recent = [(tt, xx) for tt, xx in self.crossings if now - tt <= c.memory_s]
+            match = any(np.linalg.norm(x - xx) <= scale for tt, xx in recent)
+            self.crossings = recent + [(now, x)]
+            if not match:
+                self.pending_similar = [now]
+                return None
+            n_new = 1 + len(self.pending_similar)
+            self.pending_similar = []
+            for _ in range(n_new):
+                self.counts[action] += 1
+                self.session += 1
+                self.events.append((now, action, self.counts[action]))
+            return self.events[-1]
         self.counts[action] += 1
         self.session += 1
         self.events.append((now, action, self.counts[action]))

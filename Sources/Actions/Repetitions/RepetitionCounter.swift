@@ -26,7 +26,20 @@ import PoseEstimation
 /// `gapResetSeconds` (the person left) the window is emptied.
 ///
 /// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
-/// every buffer is allocated once in `init`. Not thread-safe: one frame loop owns it.
+/// every buffer is allocated once in `init` (about 20 µs per frame in a release build on the 2-core
+/// development machine). Not thread-safe: one frame loop owns it.
+///
+/// In the frame loop (every frame at the model rate, the latest classifier decision as the label):
+/// ```swift
+/// let counter = RepetitionCounter()                  // once, at start-up
+/// // per frame:
+/// if let event = counter.process(timestamp: frame.seconds, pose: selectedPose, action: currentLabel) {
+///     leds.flash(for: event.label)                   // within 1 s of the repetition's end
+///     journal.log(repetition: event)                 // label, cumulative count, timestamp
+/// }
+/// ```
+/// In replay with `--action LABEL`, pass that label on every frame instead of the classifier's;
+/// `count(of:)` and `sessionCount` give the summary's `reps`.
 public final class RepetitionCounter {
     /// The parameters it was made with.
     public let configuration: RepetitionCounterConfiguration

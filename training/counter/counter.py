@@ -45,6 +45,9 @@ class Config:
     # Range from these percentiles of the window instead of min/max (0 = min/max): a one-off spike
     # (a detection glitch) then does not widen the thresholds for a whole window.
     envelope_pct: float = 0.0
+    # Robust range: min(max − min, std_range·std), thresholds around the mean when the std wins, so a
+    # one-off step (zoom, getting down) widens the thresholds less. 0 = off. 2.83 = a sine's max−min.
+    std_range: float = 0.0
     # On the first decision after a (re)start, run the side logic over the frames already in the
     # window, so repetitions done during the warm-up count (late, at most warmup_s).
     replay_warmup: bool = False
@@ -160,6 +163,11 @@ class RepetitionCounter:
         else:
             lo, hi = env.min(), env.max()
         cur = sm[-1]
+        if c.std_range > 0:
+            rs = c.std_range * float(np.std(env))
+            if rs < hi - lo:
+                centre = float(np.mean(env))
+                lo, hi = centre - rs / 2, centre + rs / 2
         r = hi - lo
         m = c.hysteresis * r
         self.trace.append((t, cur, lo + m, hi - m))

@@ -166,7 +166,8 @@ public final class RepetitionCounter {
         }
         guard let pose, appendFeatures(of: pose) else { return nil }
         lastPoseTime = timestamp
-        guard rows >= configuration.warmUpFrames else { return nil }
+        // A warm-up longer than the window would never end: the full window is enough.
+        guard rows >= min(configuration.warmUpFrames, capacity) else { return nil }
         updateAxisAndProjection()
         return decide(timestamp: timestamp, action: action)
     }

@@ -62,6 +62,23 @@ import Testing
         #expect(count <= 15 && count >= 15 - Int(6 * 0.8))
     }
 
+    @Test(arguments: [1.0, 2.0])
+    func repetitionsStartedDuringTheWarmUpAreCreditedWithinOneSecond(rate: Double) {
+        // No standing still first: the first repetition is under way before the counter can decide.
+        let result = SyntheticSession().run([reps(6, rate: rate), rest(2)])
+        #expect(result.counter.count(of: .squats) == 6)
+        #expect(result.events.map(\.repetitions).reduce(0, +) == 6)
+        if let first = result.events.first {
+            // Credited as the warm-up ends (1 s), not later than 1 s after the first repetition ended.
+            #expect(first.timestamp <= result.repetitionEnds[first.repetitions - 1] + 1.0)
+        }
+    }
+
+    @Test func aClipWithASingleRepetitionCountsOne() {
+        let result = SyntheticSession().run([rest(0.5), reps(1, rate: 0.5), rest(0.5)])
+        #expect(result.counter.count(of: .squats) == 1)
+    }
+
     @Test func standingStillWithJitterCountsNothing() {
         let result = SyntheticSession(jitterPixels: 3).run([rest(60)])
         #expect(result.counter.sessionCount == 0)

@@ -34,7 +34,8 @@ CANDIDATES = {
         s.poses, mode="iso", count_at="half", smooth=2, min_range=0.1).count,
     "online: PC1 band-passed at its autocorr period": lambda s: methods.run_band(s.poses).count,
     # the chosen counter and its neighbours
-    "CHOSEN: mirror-invariant PC1, window thresholds h=0.35": chosen(),
+    "CHOSEN: mirror-invariant PC1, window thresholds h=0.35, warm-up credited": chosen(),
+    "  without crediting the warm-up": chosen(replay_warmup=False),
     "  h=0.30": chosen(hysteresis=0.30),
     "  h=0.40": chosen(hysteresis=0.40),
     "  window 8 s": chosen(window_s=8.0),
@@ -42,7 +43,11 @@ CANDIDATES = {
     "  zigzag rule h=0.6 (relative to last extreme)": chosen(rule="zigzag", hysteresis=0.6),
     "  window OR zigzag 0.6": chosen(rule="both", zigzag=0.6),
     "  periodicity gate 0.3": chosen(gate=0.3),
-    "  warm-up replay (counts reps during warm-up)": chosen(replay_warmup=True),
+    "  range = min(max − min, 2√2·std) (rejected, see below)": chosen(std_range=2.0 * 2.0 ** 0.5),
+    "  smoothing 3 frames": chosen(smoothing=3),
+    "  minimum range 0.05": chosen(min_range=0.05),
+    "  range from p2/p98": chosen(envelope_pct=2),
+    "  repeat check (far pose within 1.0·range of a recent one)": chosen(similar=1.0),
     "  max excursion 1.5 s": chosen(max_excursion_s=1.5),
 }
 

@@ -50,8 +50,9 @@ class Config:
     std_range: float = 0.0
     # On the first decision after a (re)start, run the side logic over the frames already in the
     # window, so repetitions done during the warm-up count (late, at most warmup_s).
-    replay_warmup: bool = False
+    replay_warmup: bool = True
     replay_counts: bool = True
+    replay_s: float | None = None  # how far back (None: warmup_s, so events are at most that late)
     # Repeat check: a repetition counts when its pose at the far-side crossing is within
     # similar·range (feature distance) of an earlier crossing in the last memory_s seconds; the
     # first of a kind waits (pending) for the next one to confirm it. 0 = off.
@@ -178,6 +179,8 @@ class RepetitionCounter:
         if c.replay_warmup and not self.replayed:
             self.replayed = True
             for value, when in zip(sm[:-1], self.times[:-1]):
+                if t - when > (c.warmup_s if c.replay_s is None else c.replay_s):
+                    continue  # older than the event latency allows
                 self.step(value, when, lo, hi, m, t, action if c.replay_counts else None)
         return self.step(cur, t, lo, hi, m, t, action)
 

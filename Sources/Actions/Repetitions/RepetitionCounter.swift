@@ -79,6 +79,10 @@ public final class RepetitionCounter {
     private let scratch: UnsafeMutablePointer<Double>
     /// The window projected on the axis, oldest first.
     private let projection: UnsafeMutablePointer<Double>
+    /// Each ring row's timestamp (same slots as `window`).
+    private let times: UnsafeMutablePointer<Double>
+    /// Whether the warm-up frames have been run through the side logic since the last reset.
+    private var creditedWarmUp = false
     private var hasAxis = false
 
     /// Every joint's last confident position, and which joints have one since the last reset.
@@ -118,6 +122,8 @@ public final class RepetitionCounter {
         scratch.initialize(repeating: 0, count: features)
         projection = .allocate(capacity: capacity)
         projection.initialize(repeating: 0, count: capacity)
+        times = .allocate(capacity: capacity)
+        times.initialize(repeating: 0, count: capacity)
     }
 
     deinit {
@@ -127,6 +133,7 @@ public final class RepetitionCounter {
         axis.deallocate()
         scratch.deallocate()
         projection.deallocate()
+        times.deallocate()
     }
 
     // MARK: public API
@@ -164,7 +171,7 @@ public final class RepetitionCounter {
             // Nobody for a while: whoever comes next starts from scratch.
             resetMotion()
         }
-        guard let pose, appendFeatures(of: pose) else { return nil }
+        guard let pose, appendFeatures(of: pose, timestamp: timestamp) else { return nil }
         lastPoseTime = timestamp
         // A warm-up longer than the window would never end: the full window is enough.
         guard rows >= min(configuration.warmUpFrames, capacity) else { return nil }
@@ -178,6 +185,7 @@ public final class RepetitionCounter {
         rows = 0
         nextRow = 0
         hasAxis = false
+        creditedWarmUp = false
         seenJoints = 0
         side = 0
         restSide = 0
@@ -194,7 +202,7 @@ public final class RepetitionCounter {
     }
 
     /// Holds confident joints, checks the pose is usable, and writes its features into the ring.
-    private func appendFeatures(of pose: Pose) -> Bool {
+    private func appendFeatures(of pose: Pose, timestamp: Double) -> Bool {
         let minimumScore = configuration.minimumKeypointScore
         var visible = 0
         for joint in 0..<Joint.count where Self.bodyMask & (1 << UInt32(joint)) != 0 {
@@ -231,6 +239,7 @@ public final class RepetitionCounter {
             row[14 + 2 * index] = abs(left.x - right.x)
             row[15 + 2 * index] = abs(left.y - right.y)
         }
+        times[nextRow] = timestamp
         nextRow = (nextRow + 1) % capacity
         rows = min(rows + 1, capacity)
         return true
@@ -318,10 +327,40 @@ public final class RepetitionCounter {
         lastFarThreshold = high - margin
         // Too little motion to be a repetition: the sides stay as they are.
         guard range >= Double(configuration.minimumRange) else { return nil }
+        var counted = 0
+        if !creditedWarmUp {
+            creditedWarmUp = true
+            if configuration.creditsWarmUp {
+                // The frames before this one that are at most a warm-up old go through the same
+                // logic (with this window's thresholds), so a repetition done while the counter was
+                // warming up is not lost; it is credited now, at most `warmUpSeconds` late.
+                let oldest = rows < capacity ? 0 : nextRow
+                for step in 0..<(count - 1) {
+                    let time = times[(oldest + step) % capacity]
+                    guard timestamp - time <= configuration.warmUpSeconds else { continue }
+                    var smoothed = 0.0
+                    let first = max(0, step - span + 1)
+                    for index in first...step { smoothed += projection[index] }
+                    smoothed /= Double(step - first + 1)
+                    if advance(value: smoothed, time: time, low: low, high: high, margin: margin) { counted += 1 }
+                }
+            }
+        }
+        if advance(value: current, time: timestamp, low: low, high: high, margin: margin) { counted += 1 }
+        guard counted > 0, let index = action.countableIndex else { return nil }
+        perAction[index] += counted
+        sessionCount += counted
+        return RepetitionEvent(label: action, count: perAction[index], sessionCount: sessionCount, timestamp: timestamp,
+                               repetitions: counted)
+    }
+
+    /// Moves between the sides for one smoothed value; true when that is a move from the rest side
+    /// to the far side (one repetition).
+    private func advance(value: Double, time: Double, low: Double, high: Double, margin: Double) -> Bool {
         var newSide = side
-        if current >= high - margin {
+        if value >= high - margin {
             newSide = 1
-        } else if current <= low + margin {
+        } else if value <= low + margin {
             newSide = -1
         }
         if side == 0 {
@@ -329,14 +368,11 @@ public final class RepetitionCounter {
                 side = newSide
                 if restSide == 0 { restSide = newSide }
             }
-            return nil
+            return false
         }
-        guard newSide != side, timestamp - lastSideChange >= configuration.minimumHalfSeconds else { return nil }
+        guard newSide != side, time - lastSideChange >= configuration.minimumHalfSeconds else { return false }
         side = newSide
-        lastSideChange = timestamp
-        guard newSide != restSide, let index = action.countableIndex else { return nil }
-        perAction[index] += 1
-        sessionCount += 1
-        return RepetitionEvent(label: action, count: perAction[index], sessionCount: sessionCount, timestamp: timestamp)
+        lastSideChange = time
+        return newSide != restSide
     }
 }

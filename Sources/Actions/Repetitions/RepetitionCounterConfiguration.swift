@@ -8,6 +8,9 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     public var windowSeconds: Double = 6
     /// Frames with a pose needed before the first decision (the axis needs some motion to lock on).
     public var warmUpSeconds: Double = 1
+    /// On the first decision after a (re)start, run the side logic over the warm-up's frames too, so
+    /// repetitions done while the counter was warming up count (credited at most `warmUpSeconds` late).
+    public var creditsWarmUp = true
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

@@ -10,11 +10,15 @@ public struct RepetitionEvent: Equatable, Sendable {
     public var sessionCount: Int
     /// The timestamp (seconds) of the frame on which the repetition was counted.
     public var timestamp: Double
+    /// How many repetitions this event adds: 1, or more when repetitions done during the counter's
+    /// warm-up are credited together as it ends (`count` already includes them all).
+    public var repetitions: Int
 
-    public init(label: ActionLabel, count: Int, sessionCount: Int, timestamp: Double) {
+    public init(label: ActionLabel, count: Int, sessionCount: Int, timestamp: Double, repetitions: Int = 1) {
         self.label = label
         self.count = count
         self.sessionCount = sessionCount
         self.timestamp = timestamp
+        self.repetitions = repetitions
     }
 }

@@ -19,6 +19,9 @@ import PoseEstimation
 ///    pose; each move from the rest side to the other side is one repetition, counted as it happens
 ///    (so the event comes at the turning half of the repetition, well within 1 s of its end).
 ///
+/// 4. The first decision after a person appears also runs step 3 over the frames of the warm-up
+///    second, so a repetition begun before the counter could decide is credited then (≤ 1 s late).
+///
 /// The side tracking runs whatever the label is, so a classifier flickering to `low_confidence`
 /// for a moment does not lose the phase; counting happens only while the label is one of the five
 /// exercises, so nothing is ever counted during `other`, `no_person`, `low_confidence` or

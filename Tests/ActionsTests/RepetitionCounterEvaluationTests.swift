@@ -12,7 +12,7 @@ import Testing
         guard let directory = ProcessInfo.processInfo.environment["POSEWATCH_COUNTS_DIR"] else { return }
         let path = directory + "/" + name
         let text = (["dataset\tname\tlabel\tcount\tpredicted"] + lines).joined(separator: "\n") + "\n"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     }
 
     @Test(.enabled(if: KeypointDatasets.countixIsPresent, "../shared/data/keypoints/countix_fitness is absent: skipped"))

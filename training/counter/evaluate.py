@@ -123,8 +123,9 @@ def cmd_videos(args):
             inp = source
             if args.convert:
                 inp = os.path.join(tmp, os.path.splitext(os.path.basename(clip["file"]))[0] + args.converted_ext)
-                subprocess.run(args.convert.format(clip=shlex.quote(source), output=shlex.quote(inp)), shell=True, check=True)
-            cmd = args.command.format(input=shlex.quote(inp), label=clip["label"])
+                convert = args.convert.replace("{clip}", shlex.quote(source)).replace("{output}", shlex.quote(inp))
+                subprocess.run(convert, shell=True, check=True)
+            cmd = args.command.replace("{input}", shlex.quote(inp)).replace("{label}", clip["label"])
             result = subprocess.run(cmd, shell=True, capture_output=True, text=True)
             if result.returncode != 0:
                 print(f"  {clip['file']}: replay failed ({result.returncode}): {result.stderr.strip()[:200]}")
@@ -133,10 +134,15 @@ def cmd_videos(args):
             pred = int(summary.get("reps", {}).get(clip["label"], 0))
             gt = int(clip["reps"])
             tol = int(clip["reps_tolerance"] or 0)
-            ok = abs(pred - gt) <= tol
-            within += ok
-            preds.append(pred)
-            gts.append(gt)
+            if clip["label"] == "other":
+                # A repetitive move that is none of ours: its reference count is what a generic counter
+                # would say, but ours never counts `other`, so 0 is right. Not in MAE/OBO.
+                ok = pred == 0
+            else:
+                ok = abs(pred - gt) <= tol
+                within += ok
+                preds.append(pred)
+                gts.append(gt)
             print(f"  {clip['file']:34s} {clip['label']:14s} gt {gt:3d} ±{tol}  pred {pred:3d}  {'ok' if ok else 'MISS'}")
     if gts:
         report("videos with counts", preds, gts)

@@ -8,8 +8,25 @@ public enum ActionLabel: String, CaseIterable, Sendable, Hashable {
     case pushUps = "push_ups"
     case other
 
-    /// Whether repetitions of this label are counted (everything but `other`).
-    public var isExercise: Bool { self != .other }
+    /// The actions whose repetitions are counted.
+    public static let countable: [ActionLabel] = [.jumpingJacks, .lunges, .burpees, .squats, .pushUps]
+
+    /// True for the five exercises; false for `other`, which is never counted.
+    @inline(__always)
+    public var isCountable: Bool { countableIndex != nil }
+
+    /// A dense index 0..<5 over the countable actions (for fixed-size per-action tables), or nil.
+    @inline(__always)
+    public var countableIndex: Int? {
+        switch self {
+        case .jumpingJacks: return 0
+        case .lunges: return 1
+        case .burpees: return 2
+        case .squats: return 3
+        case .pushUps: return 4
+        case .other: return nil
+        }
+    }
 }
 
 /// What the classifier stage says about the current window.

@@ -1,27 +1,5 @@
 import PoseEstimation
 
-/// A counted repetition: the action, its new cumulative count, and when the repetition ended.
-public struct RepetitionCount: Equatable, Sendable {
-    public var label: ActionLabel
-    public var count: Int
-    /// Seconds on the input's timeline.
-    public var timestamp: Double
-    public init(label: ActionLabel, count: Int, timestamp: Double) {
-        self.label = label
-        self.count = count
-        self.timestamp = timestamp
-    }
-}
-
-/// What the pipeline needs from a repetition counter (generic, so the frame loop calls it directly).
-public protocol RepetitionCounting {
-    /// Feeds one frame: the tracked person's pose (nil: nobody) and the action currently reported
-    /// (nil: no action — `other`, `no_person`, `low_confidence`, `starting_up` — nothing is counted).
-    mutating func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> RepetitionCount?
-    /// Cumulative count for `label` this session.
-    func count(of label: ActionLabel) -> Int
-}
-
 /// Settings for the part of the pipeline after the pose model.
 public struct ActionPipelineSettings: Sendable {
     /// Joints the window and counter see (face left out by default: talking and head turns are not exercise).
@@ -44,18 +22,18 @@ public struct ActionPipelineStep: Sendable {
     /// A decision made on this frame (every `stride` slots), nil otherwise.
     public var decision: ActionDecision?
     /// A repetition counted on this frame.
-    public var repetition: RepetitionCount?
+    public var repetition: RepetitionEvent?
 }
 
 /// The stages after the pose model, shared by the live loop and `replay` so both behave the same:
 /// person selection → (smoothing, joint selection) → time-aligned window → classifier every
 /// `stride` slots → decision rules → repetition counter → summary. Allocation-free per frame.
-public struct ActionPipeline<Counter: RepetitionCounting>: ~Copyable {
+public struct ActionPipeline: ~Copyable {
     public let classifier: ActionClassifier
     public private(set) var window: PoseWindow
     public private(set) var tracker = PersonTracker()
     public private(set) var policy: DecisionPolicy
-    public private(set) var counter: Counter
+    public let counter: RepetitionCounter
     public private(set) var summary = ActionSummary()
     public let settings: ActionPipelineSettings
     /// The decision reported last (what the LEDs show).
@@ -68,7 +46,7 @@ public struct ActionPipeline<Counter: RepetitionCounting>: ~Copyable {
     private var slotsSinceDecision = 0
     private let decisionSeconds: Double
 
-    public init(classifier: consuming ActionClassifier, counter: Counter, settings: ActionPipelineSettings = ActionPipelineSettings()) {
+    public init(classifier: consuming ActionClassifier, counter: RepetitionCounter = RepetitionCounter(), settings: ActionPipelineSettings = ActionPipelineSettings()) {
         let metadata = classifier.metadata
         window = PoseWindow(length: metadata.windowLength, framesPerSecond: metadata.framesPerSecond)
         policy = DecisionPolicy(labelCount: metadata.labels.count)

@@ -25,7 +25,7 @@ struct ReplayReport {
         }
     }
 
-    func repetition(_ repetition: RepetitionCount, at seconds: Double) {
+    func repetition(_ repetition: RepetitionEvent, at seconds: Double) {
         switch format {
         case .jsonl:
             emit(.object([("t", .number(Self.rounded(seconds, 3))), ("event", .string("rep")),
@@ -63,7 +63,7 @@ struct ReplayReport {
     private func emit(_ value: JSONValue) { print(value.serialized()) }
 
     static func counts(_ repetitions: [ActionLabel: Int]) -> JSONValue {
-        .object(ActionLabel.allCases.filter(\.isExercise).map { ($0.rawValue, .integer(repetitions[$0] ?? 0)) })
+        .object(ActionLabel.allCases.filter(\.isCountable).map { ($0.rawValue, .integer(repetitions[$0] ?? 0)) })
     }
 
     static func rounded(_ value: Double, _ digits: Int) -> Double {

@@ -1,0 +1,382 @@
+import PoseEstimation
+
+/// Counts repetitions of the current action in a stream of poses, online, and keeps cumulative counts
+/// per action and per session.
+///
+/// The method (measured against the alternatives in `training/counter/`, whose Python prototype
+/// `methods.OnlineCounter` mirrors this type):
+/// 1. Each usable pose becomes 26 numbers that do not depend on where the person stands, how large
+///    they appear, or which side the detector calls left: the body joints centred on their box and
+///    scaled by its larger side, then the nose, the midpoint of each left/right pair and the absolute
+///    left/right difference of each pair. Mirror-invariance matters: detectors swap sides, and an
+///    alternating lunge is one repetition per leg, not one per pair of legs.
+/// 2. Over a sliding window (6 s), the direction the body moves most along (the first principal
+///    axis, followed by two power iterations per frame) turns each pose into one number. No per-action
+///    joint: the same code counts squats, jumping jacks or a press, and follows the person turning.
+/// 3. That signal, lightly smoothed, is compared with thresholds placed inside its range over the
+///    window (hysteresis): it is on the "far" side above `maximum − h·range`, on the "near" side below
+///    `minimum + h·range`, and keeps its side in between. The side it first settles on is the rest
+///    pose; each move from the rest side to the other side is one repetition, counted as it happens
+///    (so the event comes at the turning half of the repetition, well within 1 s of its end).
+///
+/// 4. The first decision after a person appears also runs step 3 over the frames of the warm-up
+///    second, so a repetition begun before the counter could decide is credited then (≤ 1 s late).
+///
+/// The side tracking runs whatever the label is, so a classifier flickering to `low_confidence`
+/// for a moment does not lose the phase; counting happens only while the label is one of the five
+/// exercises, so nothing is ever counted during `other`, `no_person`, `low_confidence` or
+/// `starting_up`. A change to another exercise re-learns the rest side. Without a usable pose for
+/// `gapResetSeconds` (the person left) the window is emptied.
+///
+/// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
+/// every buffer is allocated once in `init` (about 20 µs per frame in a release build on the 2-core
+/// development machine). Not thread-safe: one frame loop owns it.
+///
+/// In the frame loop (every frame at the model rate, the latest classifier decision as the label):
+/// ```swift
+/// let counter = RepetitionCounter()                  // once, at start-up
+/// // per frame:
+/// if let event = counter.process(timestamp: frame.seconds, pose: selectedPose, action: currentLabel) {
+///     leds.flash(for: event.label)                   // within 1 s of the repetition's end
+///     journal.log(repetition: event)                 // label, cumulative count, timestamp
+/// }
+/// ```
+/// In replay with `--action LABEL`, pass that label on every frame instead of the classifier's;
+/// `count(of:)` and `sessionCount` give the summary's `reps`.
+public final class RepetitionCounter {
+    /// The parameters it was made with.
+    public let configuration: RepetitionCounterConfiguration
+
+    /// Numbers per pose: nose (2) + six pair midpoints (12) + six pair differences (12).
+    public static let featureCount = 26
+
+    /// The six left/right pairs after the nose: shoulders, elbows, wrists, hips, knees, ankles. In
+    /// COCO order each pair is adjacent, left first, starting at the left shoulder.
+    private static let pairCount = 6
+    @inline(__always)
+    private static func leftJoint(_ pair: Int) -> Int { Joint.leftShoulder.rawValue + 2 * pair }
+    /// Bit mask of the 13 body joints (all but eyes and ears, which move with the head and which
+    /// annotated sets such as Penn Action do not have).
+    private static let bodyMask: UInt32 = {
+        var mask: UInt32 = 1 << UInt32(Joint.nose.rawValue)
+        for joint in Joint.leftShoulder.rawValue...Joint.rightAnkle.rawValue { mask |= 1 << UInt32(joint) }
+        return mask
+    }()
+
+    // MARK: counts
+
+    private let perAction: UnsafeMutablePointer<Int>
+    /// Repetitions counted over all actions since the session began.
+    public private(set) var sessionCount = 0
+
+    // MARK: motion signal state (all buffers allocated once)
+
+    private let capacity: Int
+    /// Ring of the last `capacity` feature vectors, row-major, `featureCount` floats per row.
+    private let window: UnsafeMutablePointer<Float>
+    private var nextRow = 0
+    private var rows = 0
+    /// The window's mean (per feature), the principal axis and a scratch vector.
+    private let mean: UnsafeMutablePointer<Double>
+    private let axis: UnsafeMutablePointer<Double>
+    private let scratch: UnsafeMutablePointer<Double>
+    /// The window projected on the axis, oldest first.
+    private let projection: UnsafeMutablePointer<Double>
+    /// Each ring row's timestamp (same slots as `window`).
+    private let times: UnsafeMutablePointer<Double>
+    /// Whether the warm-up frames have been run through the side logic since the last reset.
+    private var creditedWarmUp = false
+    private var hasAxis = false
+
+    /// Every joint's last confident position, and which joints have one since the last reset.
+    private var heldPose = Pose()
+    private var seenJoints: UInt32 = 0
+    private var lastPoseTime = -Double.infinity
+
+    /// -1 near side, +1 far side, 0 not settled yet.
+    private var side: Int8 = 0
+    private var restSide: Int8 = 0
+    private var lastSideChange = -Double.infinity
+    private var lastCountableAction: ActionLabel?
+
+    // MARK: diagnostics (cheap copies of the last frame's state, for tests and tracing)
+
+    /// The smoothed motion signal on the last frame that had a decision, and the two thresholds.
+    public private(set) var lastSignal: Double = 0
+    public private(set) var lastNearThreshold: Double = 0
+    public private(set) var lastFarThreshold: Double = 0
+
+    /// Makes a counter with all its buffers; nothing is allocated after this.
+    public init(configuration: RepetitionCounterConfiguration = RepetitionCounterConfiguration()) {
+        precondition(configuration.framesPerSecond > 0, "frame rate must be positive")
+        precondition(configuration.smoothingFrames >= 1, "smoothing needs at least one frame")
+        self.configuration = configuration
+        capacity = configuration.windowFrames
+        let features = Self.featureCount
+        perAction = .allocate(capacity: ActionLabel.countable.count)
+        perAction.initialize(repeating: 0, count: ActionLabel.countable.count)
+        window = .allocate(capacity: capacity * features)
+        window.initialize(repeating: 0, count: capacity * features)
+        mean = .allocate(capacity: features)
+        mean.initialize(repeating: 0, count: features)
+        axis = .allocate(capacity: features)
+        axis.initialize(repeating: 0, count: features)
+        scratch = .allocate(capacity: features)
+        scratch.initialize(repeating: 0, count: features)
+        projection = .allocate(capacity: capacity)
+        projection.initialize(repeating: 0, count: capacity)
+        times = .allocate(capacity: capacity)
+        times.initialize(repeating: 0, count: capacity)
+    }
+
+    deinit {
+        perAction.deallocate()
+        window.deallocate()
+        mean.deallocate()
+        axis.deallocate()
+        scratch.deallocate()
+        projection.deallocate()
+        times.deallocate()
+    }
+
+    // MARK: public API
+
+    /// The cumulative count of `label` this session (0 for labels that are never counted).
+    public func count(of label: ActionLabel) -> Int {
+        guard let index = label.countableIndex else { return 0 }
+        return perAction[index]
+    }
+
+    /// Starts a new session: counts to zero and the motion state forgotten.
+    public func resetSession() {
+        perAction.update(repeating: 0, count: ActionLabel.countable.count)
+        sessionCount = 0
+        lastCountableAction = nil
+        resetMotion()
+    }
+
+    /// Feeds one frame: its timestamp (seconds, increasing), the selected person's pose or nil, and
+    /// the current action (nil while the reported decision is not an action: `no_person`,
+    /// `low_confidence`, `starting_up`). Returns the repetition counted on this frame, if any.
+    ///
+    /// Call once per frame at the model frame rate, with nil for frames without a person, so the
+    /// window stays aligned to time. Allocation-free.
+    public func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> RepetitionEvent? {
+        if let action, action.isCountable {
+            if let previous = lastCountableAction, previous != action {
+                // Another exercise has another rest pose: settle afresh (the window stays, the
+                // motion axis follows within a few frames).
+                side = 0
+                restSide = 0
+            }
+            lastCountableAction = action
+        }
+        if timestamp - lastPoseTime > configuration.gapResetSeconds {
+            // Nobody for a while: whoever comes next starts from scratch.
+            resetMotion()
+        }
+        guard let pose, appendFeatures(of: pose, timestamp: timestamp) else { return nil }
+        lastPoseTime = timestamp
+        // A warm-up longer than the window would never end: the full window is enough.
+        guard rows >= min(configuration.warmUpFrames, capacity) else { return nil }
+        updateAxisAndProjection()
+        return decide(timestamp: timestamp, action: action)
+    }
+
+    // MARK: steps
+
+    private func resetMotion() {
+        rows = 0
+        nextRow = 0
+        hasAxis = false
+        creditedWarmUp = false
+        seenJoints = 0
+        side = 0
+        restSide = 0
+        lastSideChange = -Double.infinity
+    }
+
+    /// A held joint relative to the box, in box sizes. A joint never seen since the reset sits at the
+    /// box centre: constant, so it adds no variance and cannot steer the axis.
+    @inline(__always)
+    private func normalised(_ joint: Int, centreX: Float, centreY: Float, scale: Float) -> (x: Float, y: Float) {
+        guard seenJoints & (1 << UInt32(joint)) != 0 else { return (0, 0) }
+        let point = heldPose[joint]
+        return ((point.x - centreX) * scale, (point.y - centreY) * scale)
+    }
+
+    /// Holds confident joints, checks the pose is usable, and writes its features into the ring.
+    private func appendFeatures(of pose: Pose, timestamp: Double) -> Bool {
+        let minimumScore = configuration.minimumKeypointScore
+        var visible = 0
+        for joint in 0..<Joint.count where Self.bodyMask & (1 << UInt32(joint)) != 0 {
+            if pose[joint].score >= minimumScore { visible += 1 }
+        }
+        // A frame with only a few confident joints is a person half out of frame or a false
+        // detection; it tells nothing about the motion, so it is treated as no pose.
+        guard visible >= configuration.minimumVisibleJoints else { return false }
+        for joint in 0..<Joint.count where Self.bodyMask & (1 << UInt32(joint)) != 0 {
+            let point = pose[joint]
+            if point.score >= minimumScore {
+                heldPose[joint] = point
+                seenJoints |= 1 << UInt32(joint)
+            }
+        }
+        // The box of every joint with a known position (confident now or held from before).
+        var minX = Float.infinity, minY = Float.infinity, maxX = -Float.infinity, maxY = -Float.infinity
+        for joint in 0..<Joint.count where seenJoints & (1 << UInt32(joint)) != 0 {
+            let point = heldPose[joint]
+            minX = min(minX, point.x); maxX = max(maxX, point.x)
+            minY = min(minY, point.y); maxY = max(maxY, point.y)
+        }
+        let centreX = (minX + maxX) / 2, centreY = (minY + maxY) / 2
+        let scale = 1 / max(max(maxX - minX, maxY - minY), 1e-6)  // two-argument max: the variadic one allocates
+        let row = window + nextRow * Self.featureCount
+        let nose = normalised(Joint.nose.rawValue, centreX: centreX, centreY: centreY, scale: scale)
+        row[0] = nose.x
+        row[1] = nose.y
+        for index in 0..<Self.pairCount {
+            let left = normalised(Self.leftJoint(index), centreX: centreX, centreY: centreY, scale: scale)
+            let right = normalised(Self.leftJoint(index) + 1, centreX: centreX, centreY: centreY, scale: scale)
+            row[2 + 2 * index] = (left.x + right.x) / 2
+            row[3 + 2 * index] = (left.y + right.y) / 2
+            row[14 + 2 * index] = abs(left.x - right.x)
+            row[15 + 2 * index] = abs(left.y - right.y)
+        }
+        times[nextRow] = timestamp
+        nextRow = (nextRow + 1) % capacity
+        rows = min(rows + 1, capacity)
+        return true
+    }
+
+    /// The window's principal axis by power iteration on its covariance (as Dᵀ(D·v), which never
+    /// forms the 26 × 26 matrix), warm-started from the last frame's axis, then the window's
+    /// projection on it.
+    private func updateAxisAndProjection() {
+        let features = Self.featureCount
+        let count = rows
+        let oldest = rows < capacity ? 0 : nextRow
+        // Mean per feature.
+        for feature in 0..<features { mean[feature] = 0 }
+        for step in 0..<count {
+            let row = window + ((oldest + step) % capacity) * features
+            for feature in 0..<features { mean[feature] += Double(row[feature]) }
+        }
+        let inverseCount = 1 / Double(count)
+        for feature in 0..<features { mean[feature] *= inverseCount }
+
+        var iterations = 2
+        if !hasAxis {
+            // Start from the feature that varies most; a few more iterations lock on, and the next
+            // frames keep refining (two per frame), so no frame pays for a full eigen-solve.
+            var best = 0
+            var bestVariance = -1.0
+            for feature in 0..<features {
+                var variance = 0.0
+                for step in 0..<count {
+                    let value = Double(window[((oldest + step) % capacity) * features + feature]) - mean[feature]
+                    variance += value * value
+                }
+                if variance > bestVariance { bestVariance = variance; best = feature }
+            }
+            for feature in 0..<features { axis[feature] = feature == best ? 1 : 0 }
+            iterations = 8
+            hasAxis = true
+        }
+        for _ in 0..<iterations {
+            projectWindow(count: count, oldest: oldest)
+            for feature in 0..<features { scratch[feature] = 0 }
+            for step in 0..<count {
+                let row = window + ((oldest + step) % capacity) * features
+                let weight = projection[step]
+                for feature in 0..<features { scratch[feature] += (Double(row[feature]) - mean[feature]) * weight }
+            }
+            var norm = 0.0
+            for feature in 0..<features { norm += scratch[feature] * scratch[feature] }
+            // A window without any motion has no axis: keep the last one.
+            guard norm > 1e-18 else { break }
+            let inverseNorm = 1 / norm.squareRoot()
+            for feature in 0..<features { axis[feature] = scratch[feature] * inverseNorm }
+        }
+        projectWindow(count: count, oldest: oldest)
+    }
+
+    private func projectWindow(count: Int, oldest: Int) {
+        let features = Self.featureCount
+        for step in 0..<count {
+            let row = window + ((oldest + step) % capacity) * features
+            var dot = 0.0
+            for feature in 0..<features { dot += (Double(row[feature]) - mean[feature]) * axis[feature] }
+            projection[step] = dot
+        }
+    }
+
+    /// Smooths the projection, places the thresholds in its range and moves between the sides.
+    private func decide(timestamp: Double, action: ActionLabel?) -> RepetitionEvent? {
+        let count = rows
+        let span = configuration.smoothingFrames
+        var running = 0.0
+        var low = Double.infinity, high = -Double.infinity, current = 0.0
+        for step in 0..<count {
+            running += projection[step]
+            if step >= span { running -= projection[step - span] }
+            current = running / Double(min(step + 1, span))
+            low = min(low, current)
+            high = max(high, current)
+        }
+        let range = high - low
+        let margin = Double(configuration.hysteresis) * range
+        lastSignal = current
+        lastNearThreshold = low + margin
+        lastFarThreshold = high - margin
+        // Too little motion to be a repetition: the sides stay as they are.
+        guard range >= Double(configuration.minimumRange) else { return nil }
+        var counted = 0
+        if !creditedWarmUp {
+            creditedWarmUp = true
+            if configuration.creditsWarmUp {
+                // The frames before this one that are at most a warm-up old go through the same
+                // logic (with this window's thresholds), so a repetition done while the counter was
+                // warming up is not lost; it is credited now, at most `warmUpSeconds` late.
+                let oldest = rows < capacity ? 0 : nextRow
+                for step in 0..<(count - 1) {
+                    let time = times[(oldest + step) % capacity]
+                    guard timestamp - time <= configuration.warmUpSeconds else { continue }
+                    var smoothed = 0.0
+                    let first = max(0, step - span + 1)
+                    for index in first...step { smoothed += projection[index] }
+                    smoothed /= Double(step - first + 1)
+                    if advance(value: smoothed, time: time, low: low, high: high, margin: margin) { counted += 1 }
+                }
+            }
+        }
+        if advance(value: current, time: timestamp, low: low, high: high, margin: margin) { counted += 1 }
+        guard counted > 0, let action, let index = action.countableIndex else { return nil }
+        perAction[index] += counted
+        sessionCount += counted
+        return RepetitionEvent(label: action, count: perAction[index], sessionCount: sessionCount, timestamp: timestamp,
+                               repetitions: counted)
+    }
+
+    /// Moves between the sides for one smoothed value; true when that is a move from the rest side
+    /// to the far side (one repetition).
+    private func advance(value: Double, time: Double, low: Double, high: Double, margin: Double) -> Bool {
+        var newSide = side
+        if value >= high - margin {
+            newSide = 1
+        } else if value <= low + margin {
+            newSide = -1
+        }
+        if side == 0 {
+            if newSide != 0 {
+                side = newSide
+                if restSide == 0 { restSide = newSide }
+            }
+            return false
+        }
+        guard newSide != side, time - lastSideChange >= configuration.minimumHalfSeconds else { return false }
+        side = newSide
+        lastSideChange = time
+        return newSide != restSide
+    }
+}

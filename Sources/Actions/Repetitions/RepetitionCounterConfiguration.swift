@@ -1,0 +1,37 @@
+/// The repetition counter's few parameters. The defaults are the ones measured in
+/// `training/counter/` (see its README); the same names appear in the Python prototype.
+public struct RepetitionCounterConfiguration: Equatable, Sendable {
+    /// The rate poses arrive at (the classifier's model frame rate).
+    public var framesPerSecond: Double = 15
+    /// The sliding window the motion axis and the thresholds are taken over. It must hold at least
+    /// one of the slowest repetitions (0.3 per second ≈ 3.3 s).
+    public var windowSeconds: Double = 6
+    /// Frames with a pose needed before the first decision (the axis needs some motion to lock on).
+    public var warmUpSeconds: Double = 1
+    /// On the first decision after a (re)start, run the side logic over the warm-up's frames too, so
+    /// repetitions done while the counter was warming up count (credited at most `warmUpSeconds` late).
+    public var creditsWarmUp = true
+    /// Hysteresis as a share of the signal's range over the window: "far" above
+    /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
+    public var hysteresis: Float = 0.35
+    /// The smallest range (in body sizes) that can count: below it the person is standing still and
+    /// what moves is keypoint jitter.
+    public var minimumRange: Float = 0.1
+    /// Moving-average length (frames) applied to the signal before thresholding, against jitter.
+    public var smoothingFrames: Int = 2
+    /// The shortest half-repetition (seconds): faster reversals are jitter (2 reps/s → 0.25 s).
+    public var minimumHalfSeconds: Double = 0.2
+    /// After this long without a usable pose the person has left: the window and the sides reset.
+    public var gapResetSeconds: Double = 2
+    /// Keypoints scoring below this are treated as missing (held at their last position).
+    public var minimumKeypointScore: Float = 0.3
+    /// A frame needs at least this many of the 13 body joints above the score to count as a pose.
+    public var minimumVisibleJoints: Int = 7
+
+    public init() {}
+
+    /// The window length in frames.
+    public var windowFrames: Int { max(4, Int((windowSeconds * framesPerSecond).rounded())) }
+    /// The warm-up length in frames.
+    public var warmUpFrames: Int { max(3, Int((warmUpSeconds * framesPerSecond).rounded())) }
+}

@@ -1,0 +1,131 @@
+import Actions
+import ArgumentParser
+import Capture
+import LinuxSystem
+import PoseEstimation
+
+/// `posewatch replay`: the live pipeline from the pose stage on, over a recorded clip or keypoint
+/// file, driven by the input's timestamps, deterministic and as fast as the machine allows.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run the pipeline over a recorded clip (Y4M, MJPEG) or keypoint file (.npy) and report decisions, repetitions and a summary.",
+        discussion: """
+            Keypoint files are NumPy float[T,17,3]: COCO-17 (x, y, score) in pixels, one row per frame at --fps.
+            Make a clip from any video: ffmpeg -i clip.mp4 -r 15 -pix_fmt yuv420p -f yuv4mpegpipe clip.y4m
+            Exit status: 0 done, 2 bad arguments or input, 78 bad config file.
+            """)
+
+    @Argument(help: "A .y4m or MJPEG clip, or a .npy keypoint file.")
+    var input: String
+
+    @Option(help: "Frame rate of a keypoint file or MJPEG clip (Y4M files carry their own).")
+    var fps: Double?
+
+    @Option(help: "Frame size WxH of a keypoint file (informational; coordinates are pixels).")
+    var frameSize: String?
+
+    @Option(help: "Config file (default: \(ApplianceConfiguration.defaultPath) if present).")
+    var config: String?
+
+    @Option(help: "Output format: jsonl or text.")
+    var format: String = "jsonl"
+
+    @Option(help: "Fix the current action to LABEL and bypass the classifier (count one chosen exercise).")
+    var action: String?
+
+    @Option(help: "Pose model path (default: from the config).")
+    var poseModel: String?
+
+    @Option(help: "Classifier model path (default: from the config, else the built-in model).")
+    var classifierModel: String?
+
+    @Flag(help: "Always look at the whole frame (no crop from the previous pose).")
+    var noSmartCropping = false
+
+    func validate() throws {
+        guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
+        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
+        if let action, ActionLabel(rawValue: action) == nil {
+            throw ValidationError("--action must be one of \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
+        }
+        if let frameSize, FrameSize(frameSize) == nil { throw ValidationError("--frame-size must look like 640x480, not '\(frameSize)'") }
+    }
+
+    func run() throws {
+        let configuration: ApplianceConfiguration
+        do { configuration = try ApplianceConfiguration.load(path: config) } catch {
+            printError("posewatch replay: \(error)")
+            throw ExitCode(ExitStatus.configuration)
+        }
+        do {
+            var settings = ActionPipelineSettings()
+            settings.confidenceThreshold = Float(configuration.confidenceThreshold)
+            settings.fixedAction = action.flatMap(ActionLabel.init(rawValue:))
+            settings.confirmations = configuration.smoothing
+            let classifier = try ModelLoading.classifier(path: classifierModel, configuration: configuration)
+            var pipeline = ActionPipeline(classifier: classifier, settings: settings)
+            var report = ReplayReport(format: ReplayReport.Format(rawValue: format)!)
+            if input.hasSuffix(".npy") {
+                guard let fps else { throw InputError("\(input): a keypoint file needs --fps (its frame rate)") }
+                let file = try KeypointFile(path: input)
+                for (frame, pose) in file.poses.enumerated() {
+                    let seconds = Double(frame) / fps
+                    Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+                }
+                report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
+            } else {
+                let source = try FrameInput.file(input, framesPerSecond: fps)
+                var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration)
+                estimator.smartCropping = !noSmartCropping
+                var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
+                try source.read(with: &replayer)
+            }
+        } catch let error as InputError {
+            printError("posewatch replay: \(error)")
+            throw ExitCode(ExitStatus.usage)
+        }
+    }
+
+    static func report(_ step: ActionPipelineStep, pipeline: borrowing ActionPipeline, seconds: Double, into report: inout ReplayReport) {
+        if let repetition = step.repetition { report.repetition(repetition, at: seconds) }
+        if let decision = step.decision { report.decision(decision, at: seconds, repetitions: pipeline.summary.repetitions) }
+    }
+}
+
+/// Runs a clip through the pose estimator and the action pipeline.
+struct ClipReplayer: FrameConsumer, ~Copyable {
+    var estimator: MoveNetEstimator
+    var pipeline: ActionPipeline
+    var report: ReplayReport
+
+    mutating func consume<Source: FrameSource & ~Copyable>(_ source: inout Source) throws {
+        var first: MonotonicInstant?
+        while true {
+            var loaded = false
+            let outcome = source.nextFrame(timeoutMilliseconds: 0) { frame in
+                if first == nil { first = frame.timestamp }
+                loaded = estimator.loadInput(from: frame)
+                return loaded ? .used : .broken
+            }
+            if outcome == .endOfStream { break }
+            guard outcome == .frame, loaded else { continue }
+            let estimate = estimator.estimate()
+            let seconds = Double(estimate.timestamp.nanoseconds - first!.nanoseconds) / 1e9
+            ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+        }
+        report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
+    }
+}
+
+/// `640x480`.
+struct FrameSize {
+    var width: Int
+    var height: Int
+    init?(_ text: String) {
+        let parts = text.split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        self.width = width
+        self.height = height
+    }
+}

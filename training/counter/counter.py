@@ -1,0 +1,291 @@
+"""Reference implementation of the chosen counter, step for step as Sources/Actions/Repetitions.
+
+Mirror-invariant body features → principal axis of a sliding window (power iteration, warm start)
+→ smoothed projection → hysteresis inside the window's range → a repetition on each move from the
+rest side (the side first settled on) to the far side. See RepetitionCounter.swift for the why.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+NOSE = 0
+PAIRS = [(5, 6), (7, 8), (9, 10), (11, 12), (13, 14), (15, 16)]
+BODY = [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+COUNTABLE = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups"]
+
+
+@dataclass
+class Config:
+    fps: float = 15.0
+    window_s: float = 6.0
+    warmup_s: float = 1.0
+    hysteresis: float = 0.35
+    min_range: float = 0.1
+    smoothing: int = 2
+    min_half_s: float = 0.2
+    gap_reset_s: float = 2.0
+    min_score: float = 0.3
+    min_visible: int = 7
+    # "window": thresholds at fixed places in the window's range; "zigzag": a side change needs the
+    # signal to move hysteresis·range away from its extreme since the last change.
+    rule: str = "window"
+    zigzag: float = 0.6
+    # Periodicity gate: repetitions are only credited while the window's signal repeats itself
+    # (normalised autocorrelation peak over 0.5–3.5 s lags ≥ gate); ones seen before that are held
+    # for at most one window and credited when it does. 0 = no gate.
+    gate: float = 0.0
+    # A move from the rest side to the far side that takes longer than this (from the last frame
+    # the signal was on the rest side) is a drift or a walk, not a repetition. 0 = no limit.
+    max_excursion_s: float = 0.0
+    # The thresholds' range is taken over the last envelope_s seconds (≤ window_s): long enough to
+    # hold the slowest repetition, short enough to follow a change of amplitude. 0 = the window.
+    envelope_s: float = 0.0
+    # Range from these percentiles of the window instead of min/max (0 = min/max): a one-off spike
+    # (a detection glitch) then does not widen the thresholds for a whole window.
+    envelope_pct: float = 0.0
+    # Robust range: min(max − min, std_range·std), thresholds around the mean when the std wins, so a
+    # one-off step (zoom, getting down) widens the thresholds less. 0 = off. 2.83 = a sine's max−min.
+    std_range: float = 0.0
+    # On the first decision after a (re)start, run the side logic over the frames already in the
+    # window, so repetitions done during the warm-up count (late, at most warmup_s).
+    replay_warmup: bool = True
+    replay_counts: bool = True
+    replay_s: float | None = None  # how far back (None: warmup_s, so events are at most that late)
+    # Repeat check: a repetition counts when its pose at the far-side crossing is within
+    # similar·range (feature distance) of an earlier crossing in the last memory_s seconds; the
+    # first of a kind waits (pending) for the next one to confirm it. 0 = off.
+    similar: float = 0.0
+    memory_s: float = 8.0
+    min_period_s: float = 0.5
+    max_period_s: float = 3.5
+
+    @property
+    def window(self):
+        return max(4, int(round(self.window_s * self.fps)))
+
+    @property
+    def warmup(self):
+        return max(3, int(round(self.warmup_s * self.fps)))
+
+
+class RepetitionCounter:
+    def __init__(self, config: Config | None = None):
+        self.c = config or Config()
+        self.counts = {label: 0 for label in COUNTABLE}
+        self.session = 0
+        self.last_action = None
+        self.events = []  # (t, label, count)
+        self.trace = []  # (t, signal, near, far)
+        self.reset_motion()
+        self.last_pose_t = -np.inf
+
+    def reset_motion(self):
+        self.rows = []
+        self.times = []
+        self.replayed = False
+        self.axis = None
+        self.held = np.zeros((17, 2), np.float32)
+        self.seen = np.zeros(17, bool)
+        self.side = 0
+        self.rest = 0
+        self.last_change = -np.inf
+        self.extreme = 0.0
+        self.pending = []
+        self.last_rest_t = -np.inf
+        self.crossings = []
+        self.pending_similar = []
+
+    def features(self, pose):
+        c = self.c
+        conf = pose[:, 2] >= c.min_score
+        if conf[BODY].sum() < c.min_visible:
+            return None
+        body = np.zeros(17, bool)
+        body[BODY] = True
+        upd = conf & body
+        self.held[upd] = pose[upd, :2]
+        self.seen |= upd
+        pts = self.held[self.seen]
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        centre = (lo + hi) / 2
+        scale = 1 / max(float(np.max(hi - lo)), 1e-6)
+        q = np.where(self.seen[:, None], (self.held - centre) * scale, 0.0)
+        left = q[[p[0] for p in PAIRS]]
+        right = q[[p[1] for p in PAIRS]]
+        return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])
+
+    def process(self, t, pose, action):
+        c = self.c
+        if action in COUNTABLE:
+            if self.last_action is not None and self.last_action != action:
+                self.side = 0
+                self.rest = 0
+            self.last_action = action
+        if t - self.last_pose_t > c.gap_reset_s:
+            self.reset_motion()
+        if pose is None:
+            return None
+        x = self.features(pose)
+        if x is None:
+            return None
+        self.last_pose_t = t
+        self.rows.append(x)
+        self.current = x
+        self.times.append(t)
+        if len(self.rows) > c.window:
+            self.rows.pop(0)
+            self.times.pop(0)
+        if len(self.rows) < c.warmup:
+            return None
+        D = np.asarray(self.rows, np.float64)
+        D = D - D.mean(axis=0)
+        iterations = 2
+        if self.axis is None:
+            self.axis = np.zeros(D.shape[1])
+            self.axis[int(np.argmax((D * D).sum(axis=0)))] = 1
+            iterations = 8
+        for _ in range(iterations):
+            w = D.T @ (D @ self.axis)
+            norm = np.linalg.norm(w)
+            if norm ** 2 <= 1e-18:
+                break
+            self.axis = w / norm
+        s = D @ self.axis
+        k = c.smoothing
+        cs = np.concatenate([[0.0], np.cumsum(s)])
+        i = np.arange(len(s))
+        j = np.maximum(0, i - k + 1)
+        sm = (cs[i + 1] - cs[j]) / (i + 1 - j)
+        env = sm[-int(round(c.envelope_s * c.fps)):] if c.envelope_s > 0 else sm
+        if c.envelope_pct > 0:
+            lo, hi = np.percentile(env, [c.envelope_pct, 100 - c.envelope_pct])
+        else:
+            lo, hi = env.min(), env.max()
+        cur = sm[-1]
+        if c.std_range > 0:
+            rs = c.std_range * float(np.std(env))
+            if rs < hi - lo:
+                centre = float(np.mean(env))
+                lo, hi = centre - rs / 2, centre + rs / 2
+        r = hi - lo
+        m = c.hysteresis * r
+        self.trace.append((t, cur, lo + m, hi - m))
+        if c.gate > 0:
+            self.credit(t, s, action)
+        if r < c.min_range:
+            return None
+        if c.replay_warmup and not self.replayed:
+            self.replayed = True
+            for value, when in zip(sm[:-1], self.times[:-1]):
+                if t - when > (c.warmup_s if c.replay_s is None else c.replay_s):
+                    continue  # older than the event latency allows
+                self.step(value, when, lo, hi, m, t, action if c.replay_counts else None)
+        return self.step(cur, t, lo, hi, m, t, action)
+
+    def step(self, cur, t, lo, hi, m, now, action):
+        c = self.c
+        new = self.side
+        if c.rule == "both" and self.side != 0:
+            # the window rule, or a move of zigzag·range away from the extreme since the last change
+            self.extreme = max(self.extreme, cur) if self.side == 1 else min(self.extreme, cur)
+            mz = c.zigzag * (hi - lo)
+            if cur >= hi - m or (self.side == -1 and cur >= self.extreme + mz):
+                new = 1
+            elif cur <= lo + m or (self.side == 1 and cur <= self.extreme - mz):
+                new = -1
+        elif c.rule in ("window", "both"):
+            if cur >= hi - m:
+                new = 1
+            elif cur <= lo + m:
+                new = -1
+            self.extreme = cur
+        else:
+            if self.side == 0:
+                # settle on the side of the window's middle the signal is on, once clearly off it
+                if cur >= hi - m:
+                    new = 1
+                elif cur <= lo + m:
+                    new = -1
+                self.extreme = cur
+            elif self.side == 1:
+                self.extreme = max(self.extreme, cur)
+                if cur <= self.extreme - m:
+                    new = -1
+            else:
+                self.extreme = min(self.extreme, cur)
+                if cur >= self.extreme + m:
+                    new = 1
+        if (self.rest == 1 and cur >= hi - m) or (self.rest == -1 and cur <= lo + m):
+            self.last_rest_t = t
+        if self.side == 0:
+            if new != 0:
+                self.last_rest_t = t
+                self.side = new
+                if self.rest == 0:
+                    self.rest = new
+            return None
+        if new == self.side or t - self.last_change < c.min_half_s:
+            return None
+        self.side = new
+        self.last_change = t
+        self.extreme = cur
+        if new == self.rest:
+            self.last_rest_t = t
+            return None
+        if action not in COUNTABLE:
+            return None
+        if c.max_excursion_s > 0 and t - self.last_rest_t > c.max_excursion_s:
+            return None
+        if c.gate > 0:
+            self.pending.append(t)
+            return None
+        if c.similar > 0:
+            x = self.current
+            scale = c.similar * (hi - lo)
+            recent = [(tt, xx) for tt, xx in self.crossings if now - tt <= c.memory_s]
+            match = any(np.linalg.norm(x - xx) <= scale for tt, xx in recent)
+            self.crossings = recent + [(now, x)]
+            if not match:
+                self.pending_similar = [now]
+                return None
+            n_new = 1 + len(self.pending_similar)
+            self.pending_similar = []
+            for _ in range(n_new):
+                self.counts[action] += 1
+                self.session += 1
+                self.events.append((now, action, self.counts[action]))
+            return self.events[-1]
+        self.counts[action] += 1
+        self.session += 1
+        self.events.append((now, action, self.counts[action]))
+        return self.events[-1]
+
+    def credit(self, t, s, action):
+        c = self.c
+        self.pending = [p for p in self.pending if t - p <= c.window_s]
+        if not self.pending or action not in COUNTABLE:
+            return
+        n = len(s)
+        lmin = int(round(c.min_period_s * c.fps))
+        lmax = min(int(round(c.max_period_s * c.fps)), n - lmin)
+        if lmax < lmin:
+            return
+        x = s - s.mean()
+        e0 = np.dot(x, x) / n + 1e-12
+        best = max(np.dot(x[:-l], x[l:]) / (n - l) for l in range(lmin, lmax + 1)) / e0
+        if best >= c.gate:
+            for p in self.pending:
+                self.counts[action] += 1
+                self.session += 1
+                self.events.append((t, action, self.counts[action]))
+            self.pending = []
+
+
+def count_sequence(poses: np.ndarray, action: str = "squats", fps: float = 15.0, config: Config | None = None):
+    """Runs a fixed-label sequence (as `replay --action`) and returns the counter."""
+    counter = RepetitionCounter(config or Config(fps=fps))
+    for index, pose in enumerate(poses):
+        counter.process(index / fps, pose if pose[:, 2].max() > 0 else None, action)
+    return counter

@@ -1,0 +1,97 @@
+"""Loading the real keypoint sets the repetition counter is measured on.
+
+Nothing here is committed data: every loader reads from ../shared/data (relative to the package
+root) and yields COCO-17 poses as float32[T, 17, 3] = (x, y, score) at the model frame rate.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SHARED_DATA = os.path.join(os.path.dirname(PACKAGE_ROOT), "shared", "data")
+COUNTIX = os.path.join(SHARED_DATA, "keypoints", "countix_fitness")
+PENN = os.path.join(SHARED_DATA, "keypoints", "penn_action_coco17")
+
+# MediaPipe BlazePose-33 landmark index for each COCO-17 joint (data README).
+MEDIAPIPE_FOR_COCO = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28]
+
+# The model frame rate the counter runs at (the classifier's, issue 8).
+MODEL_FPS = 15.0
+# Countix (RepCount) and Penn Action clips are about 30 fps; every second frame gives 15 fps.
+SOURCE_FPS = 30.0
+
+# Our action labels for the dataset classes (None: a repetitive move that is not one of ours).
+COUNTIX_ACTION = {"squat": "squats", "lunge": "lunges", "push_up": "push_ups"}
+PENN_ACTION = {"squat": "squats", "pushup": "push_ups", "jumping_jacks": "jumping_jacks"}
+
+
+@dataclass
+class Sequence:
+    name: str
+    dataset_label: str
+    action: str | None  # our label, when the class is one of ours
+    count: int | None
+    poses: np.ndarray  # float32[T, 17, 3] at MODEL_FPS; score 0 = missing
+    fps: float
+
+
+def subsample(poses: np.ndarray, source_fps: float = SOURCE_FPS, fps: float = MODEL_FPS) -> np.ndarray:
+    """Picks the frame nearest each model-rate timestamp (as the time-aligned window does)."""
+    n = len(poses)
+    duration = n / source_fps
+    times = np.arange(0.0, duration, 1.0 / fps)
+    idx = np.minimum(np.round(times * source_fps).astype(int), n - 1)
+    return poses[idx]
+
+
+def countix_to_coco(rows: np.ndarray) -> np.ndarray:
+    """float[T, 99] MediaPipe-33 (x, y, z) → float32[T, 17, 3] COCO-17 (x, y, score).
+
+    An all-zero row is "no detection": every score is 0 there, 1 elsewhere.
+    """
+    landmarks = rows.reshape(len(rows), 33, 3)
+    out = np.zeros((len(rows), 17, 3), np.float32)
+    out[:, :, :2] = landmarks[:, MEDIAPIPE_FOR_COCO, :2]
+    detected = np.any(rows != 0, axis=1)
+    out[:, :, 2] = detected[:, None].astype(np.float32)
+    return out
+
+
+def load_countix(subsample_to_model_rate: bool = True) -> list[Sequence]:
+    seqs = []
+    with open(os.path.join(COUNTIX, "index.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["usable"] != "1":
+                continue
+            raw = np.load(os.path.join(COUNTIX, row["npy"]))
+            poses = countix_to_coco(raw)
+            if subsample_to_model_rate:
+                poses = subsample(poses)
+            seqs.append(Sequence(os.path.basename(row["npy"]), row["label"], COUNTIX_ACTION.get(row["label"]),
+                                 int(row["count"]), poses, MODEL_FPS if subsample_to_model_rate else SOURCE_FPS))
+    return seqs
+
+
+def load_penn(subsample_to_model_rate: bool = True) -> list[Sequence]:
+    seqs = []
+    with open(os.path.join(PENN, "index.csv")) as f:
+        for row in csv.DictReader(f):
+            poses = np.load(os.path.join(PENN, row["action"], row["id"] + ".npy")).astype(np.float32)
+            # Annotators placed occluded joints too (visible = 0): their positions are estimates, kept
+            # as present; joints never annotated (eyes, ears) are all zero and stay missing.
+            poses[:, :, 2] = np.any(poses[:, :, :2] != 0, axis=2).astype(np.float32)
+            if subsample_to_model_rate:
+                poses = subsample(poses)
+            seqs.append(Sequence(row["id"], row["action"], PENN_ACTION.get(row["action"]), None, poses,
+                                 MODEL_FPS if subsample_to_model_rate else SOURCE_FPS))
+    return seqs
+
+
+def mae_obo(pred, gt) -> tuple[float, float]:
+    pred = np.asarray(pred, float)
+    gt = np.asarray(gt, float)
+    return float(np.mean(np.abs(pred - gt) / gt)), float(np.mean(np.abs(pred - gt) <= 1))

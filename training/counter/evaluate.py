@@ -1,0 +1,177 @@
+"""Repetition-count evaluation for issue 9: MAE (mean |pred − gt| / gt) and OBO (share |pred − gt| ≤ 1).
+
+    # Countix-Fitness and Penn Action through the Python reference counter (counter.py):
+    /work/venv-counter/bin/python training/counter/evaluate.py countix [--rows]
+    /work/venv-counter/bin/python training/counter/evaluate.py penn
+
+    # The same through the Swift counter: the evaluation tests write per-sequence counts,
+    #   POSEWATCH_COUNTS_DIR=/tmp/counts swift test --filter RepetitionCounterEvaluationTests
+    # and this scores them (and compares them with the Python reference, sequence by sequence):
+    /work/venv-counter/bin/python training/counter/evaluate.py swift /tmp/counts
+
+    # Real videos through the whole pipeline, once `posewatch replay` exists (issue 7): the command
+    # template gets {input} (the clip, or a converted file from --convert) and {label}; the last
+    # JSONL line's summary.reps[label] is the prediction; tolerance from labels.csv.
+    /work/venv-counter/bin/python training/counter/evaluate.py videos \
+        --command ".build/release/posewatch replay {input} --action {label} --format jsonl" \
+        [--convert "ffmpeg -loglevel error -y -i {clip} -vf fps=15 -pix_fmt yuv420p {output}"]
+
+Nothing here reads outside ../shared/data or writes into the repository.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import data
+
+
+def report(name, preds, gts):
+    mae, obo = data.mae_obo(preds, gts)
+    print(f"{name}: {len(gts)} sequences  MAE {mae:.3f}  OBO {obo:.3f}")
+    return mae, obo
+
+
+def countix_rows(predict):
+    seqs = data.load_countix()
+    rows = [(s.name, s.dataset_label, s.count, predict(s)) for s in seqs]
+    return rows
+
+
+def score_countix(rows, show_rows=False):
+    report("countix_fitness (all usable)", [r[3] for r in rows], [r[2] for r in rows])
+    ours = [r for r in rows if r[1] in data.COUNTIX_ACTION]
+    report("countix_fitness squat/lunge/push_up", [r[3] for r in ours], [r[2] for r in ours])
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[r[1]].append(r)
+    for label in sorted(by):
+        rs = by[label]
+        mae, obo = data.mae_obo([r[3] for r in rs], [r[2] for r in rs])
+        signed = np.mean([(r[3] - r[2]) / r[2] for r in rs])
+        print(f"  {label:14s} n={len(rs):3d}  MAE {mae:.3f}  OBO {obo:.3f}  mean signed error {signed:+.3f}")
+    if show_rows:
+        for r in rows:
+            print(f"  {r[0]:28s} {r[1]:14s} gt {r[2]:3d} pred {r[3]:3d}")
+
+
+def penn_summary(rows):
+    """Penn Action has no repetition labels: its clips are mostly one cycle, some two or three. We
+    report what the counter says per class (share of clips with 0, 1, 2, ≥3 counted), a sanity
+    check rather than an accuracy."""
+    by = collections.defaultdict(list)
+    for name, label, count in rows:
+        by[label].append(count)
+    print("penn_action_coco17 (no count labels; clips mostly one cycle): counted per clip")
+    print(f"  {'class':14s} {'clips':>5s} {'mean':>5s}  share 0 / 1 / 2 / ≥3")
+    for label in sorted(by):
+        c = np.array(by[label])
+        shares = [np.mean(c == 0), np.mean(c == 1), np.mean(c == 2), np.mean(c >= 3)]
+        print(f"  {label:14s} {len(c):5d} {c.mean():5.2f}  " + " / ".join(f"{x:.2f}" for x in shares))
+
+
+def cmd_countix(args):
+    import counter
+    score_countix(countix_rows(lambda s: counter.count_sequence(s.poses).session), args.rows)
+
+
+def cmd_penn(args):
+    import counter
+    rows = []
+    for s in data.load_penn():
+        action = data.PENN_ACTION.get(s.dataset_label, "squats")  # the label only gates counting
+        rows.append((s.name, s.dataset_label, counter.count_sequence(s.poses, action=action).session))
+    penn_summary(rows)
+
+
+def cmd_swift(args):
+    import counter
+    path = os.path.join(args.directory, "countix.tsv")
+    if os.path.exists(path):
+        with open(path) as f:
+            swift = {r["name"]: int(r["predicted"]) for r in csv.DictReader(f, delimiter="\t")}
+        seqs = data.load_countix()
+        rows = [(s.name, s.dataset_label, s.count, swift[s.name]) for s in seqs]
+        print("Swift RepetitionCounter:")
+        score_countix(rows, args.rows)
+        python = {s.name: counter.count_sequence(s.poses).session for s in seqs}
+        same = sum(python[n] == swift[n] for n in swift)
+        print(f"Swift vs Python reference: identical counts on {same}/{len(swift)} sequences")
+    path = os.path.join(args.directory, "penn.tsv")
+    if os.path.exists(path):
+        with open(path) as f:
+            penn_summary([(r["name"], r["label"], int(r["predicted"])) for r in csv.DictReader(f, delimiter="\t")])
+
+
+def cmd_videos(args):
+    videos = os.path.join(data.SHARED_DATA, "videos")
+    with open(os.path.join(videos, "labels.csv")) as f:
+        clips = [r for r in csv.DictReader(f) if r["reps"]]
+    preds, gts, within = [], [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for clip in clips:
+            source = os.path.join(videos, clip["file"])
+            inp = source
+            if args.convert:
+                inp = os.path.join(tmp, os.path.splitext(os.path.basename(clip["file"]))[0] + args.converted_ext)
+                convert = args.convert.replace("{clip}", shlex.quote(source)).replace("{output}", shlex.quote(inp))
+                subprocess.run(convert, shell=True, check=True)
+            cmd = args.command.replace("{input}", shlex.quote(inp)).replace("{label}", clip["label"])
+            result = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(f"  {clip['file']}: replay failed ({result.returncode}): {result.stderr.strip()[:200]}")
+                continue
+            summary = json.loads(result.stdout.strip().splitlines()[-1])["summary"]
+            pred = int(summary.get("reps", {}).get(clip["label"], 0))
+            gt = int(clip["reps"])
+            tol = int(clip["reps_tolerance"] or 0)
+            if clip["label"] == "other":
+                # A repetitive move that is none of ours: its reference count is what a generic counter
+                # would say, but ours never counts `other`, so 0 is right. Not in MAE/OBO.
+                ok = pred == 0
+            else:
+                ok = abs(pred - gt) <= tol
+                within += ok
+                preds.append(pred)
+                gts.append(gt)
+            print(f"  {clip['file']:34s} {clip['label']:14s} gt {gt:3d} ±{tol}  pred {pred:3d}  {'ok' if ok else 'MISS'}")
+    if gts:
+        report("videos with counts", preds, gts)
+        print(f"within tolerance: {within}/{len(gts)} = {within / len(gts):.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("countix")
+    p.add_argument("--rows", action="store_true")
+    p.set_defaults(fn=cmd_countix)
+    p = sub.add_parser("penn")
+    p.set_defaults(fn=cmd_penn)
+    p = sub.add_parser("swift")
+    p.add_argument("directory")
+    p.add_argument("--rows", action="store_true")
+    p.set_defaults(fn=cmd_swift)
+    p = sub.add_parser("videos")
+    p.add_argument("--command", required=True)
+    p.add_argument("--convert", default="", help="command template with {clip} and {output}")
+    p.add_argument("--converted-ext", default=".y4m")
+    p.set_defaults(fn=cmd_videos)
+    args = ap.parse_args()
+    if not os.path.isdir(data.SHARED_DATA):
+        print(f"{data.SHARED_DATA} is absent: nothing to evaluate", file=sys.stderr)
+        sys.exit(0)
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -29,6 +29,13 @@ struct Pacer {
         while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
         return wait <= limit
     }
+
+    /// Real-time pacing only: whether the frame after this one is already due, so this one is
+    /// late and is dropped like a camera's stale buffer (the loop never works through a backlog).
+    func isSuperseded(byFrameAt nextPresentation: Int64) -> Bool {
+        guard pacing == .realTime, let start else { return false }
+        return MonotonicInstant.now().nanoseconds >= start.nanoseconds + nextPresentation
+    }
 }
 
 /// A Y4M file (`ffmpeg -f yuv4mpegpipe`, `.y4m`), memory-mapped, delivered frame by frame.
@@ -123,6 +130,13 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
             position = bytes.count
             return .endOfStream
         }
+        // Real time and late: skip to the newest due frame, counting the skipped ones as dropped.
+        while pacer.isSuperseded(byFrameAt: frameInterval.presentationTime(ofFrame: index + 1)),
+              let next = Self.frameData(in: bytes, at: dataStart + frameByteCount, size: frameByteCount) {
+            statistics.droppedLate += 1
+            index += 1
+            dataStart = next
+        }
         let presentation = frameInterval.presentationTime(ofFrame: index)
         guard pacer.waitUntilDue(presentation, timeoutMilliseconds: timeoutMilliseconds) else { return .timedOut }
         let frame = Frame(bytes: UnsafeRawBufferPointer(rebasing: bytes[dataStart..<(dataStart + frameByteCount)]),
@@ -135,6 +149,20 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
         }
         statistics.delivered += 1
         return .frame
+    }
+}
+
+extension Y4MFileSource {
+    /// Where the data of the frame whose "FRAME" header starts at `position` begins, when the
+    /// whole frame is in the file.
+    static func frameData(in bytes: UnsafeRawBufferPointer, at position: Int, size: Int) -> Int? {
+        guard position + 6 <= bytes.count, bytes[position] == UInt8(ascii: "F"), bytes[position + 4] == UInt8(ascii: "E") else {
+            return nil
+        }
+        var dataStart = position + 5
+        while dataStart < bytes.count && bytes[dataStart] != UInt8(ascii: "\n") { dataStart += 1 }
+        dataStart += 1
+        return dataStart + size <= bytes.count ? dataStart : nil
     }
 }
 
@@ -189,13 +217,20 @@ public struct MJPEGFileSource: ~Copyable, FrameSource {
 
     public mutating func nextFrame(timeoutMilliseconds: Int32, _ body: (borrowing Frame) -> FrameUse) -> FrameOutcome {
         let bytes = file.bytes
-        guard let start = Self.nextStart(in: bytes, from: position) else { return .endOfStream }
-        guard let end = JPEGMarkers.imageEnd(in: bytes, from: start) else {
+        guard var start = Self.nextStart(in: bytes, from: position) else { return .endOfStream }
+        guard var end = JPEGMarkers.imageEnd(in: bytes, from: start) else {
             // Damaged or truncated: its segments run off the end of the file. Skip it and look for
             // the next start-of-image after its own.
             statistics.broken += 1
             position = start + 2
             return .nothingNew
+        }
+        // Real time and late: skip to the newest due image, counting the skipped ones as dropped.
+        while pacer.isSuperseded(byFrameAt: frameInterval.presentationTime(ofFrame: index + 1)),
+              let nextStart = Self.nextStart(in: bytes, from: end), let nextEnd = JPEGMarkers.imageEnd(in: bytes, from: nextStart) {
+            statistics.droppedLate += 1
+            index += 1
+            (start, end) = (nextStart, nextEnd)
         }
         let presentation = frameInterval.presentationTime(ofFrame: index)
         guard pacer.waitUntilDue(presentation, timeoutMilliseconds: timeoutMilliseconds) else { return .timedOut }

@@ -1,0 +1,302 @@
+import Actions
+import Capture
+import LinuxSystem
+import Outputs
+import PoseEstimation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The appliance's one loop (ARCHITECTURE.md): camera frames, signals (signalfd), and every timer
+/// (LED blinking, the watchdog ping, the periodic summary) wake the same `poll()`. Each frame goes
+/// camera → pose model → action pipeline → LEDs and journal; nothing else runs concurrently
+/// (inference may use the core's worker pool inside one invoke).
+///
+/// Generic over the frame source and the LED backend, so every per-frame call is direct; after
+/// start-up a frame allocates nothing (the summary reports the measured count when posewatch runs
+/// with the malloc-counting preload).
+struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyable>: ~Copyable {
+    var source: Source
+    var estimator: MoveNetEstimator
+    var pipeline: ActionPipeline
+    var driver: LEDDriver<Lines>
+    var leds: LEDController
+    let layout: LEDLayout
+    let logger: Logger
+    let notifier: ServiceNotifier
+    let watchdog: WatchdogSchedule?
+    var summary: RunSummary
+    var configuration: ApplianceConfiguration
+    let configurationPath: String?
+
+    private let signals: SignalDescriptor
+    private let timer: TimerDescriptor
+    private let pollSet: PollSet
+    private var cameraErrors = ErrorEpisode()
+    private var ledErrors = ErrorEpisode()
+    private var isReady = false
+    private var isCameraLost = false
+    private var stopReason: String?
+    private var exitStatus = ExitStatus.success
+    private var lastDropped = 0
+    private var nextWatchdogPing = MonotonicInstant(nanoseconds: 0)
+    private var nextSummary = MonotonicInstant(nanoseconds: 0)
+    private var nextStatus = MonotonicInstant(nanoseconds: 0)
+    private var firstFrameTime: MonotonicInstant?
+    private let allocations = AllocationProbe()
+    private var allocationsAtSummaryStart: UInt64?
+    private var framesAtSummaryStart = 0
+
+    private static var signalSlot: Int { 0 }
+    private static var timerSlot: Int { 1 }
+    private static var cameraSlot: Int { 2 }
+
+    init(source: consuming Source, estimator: consuming MoveNetEstimator, pipeline: consuming ActionPipeline,
+         lines: consuming Lines, layout: LEDLayout, logger: Logger, notifier: ServiceNotifier,
+         configuration: ApplianceConfiguration, configurationPath: String?) throws(SystemCallError) {
+        // Everything that can fail comes first: a noncopyable value may not be left half made.
+        let signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
+        let timer = try TimerDescriptor()
+        let now = MonotonicInstant.now()
+        self.source = source
+        self.estimator = estimator
+        self.pipeline = pipeline
+        self.driver = LEDDriver(lines: lines, actionCount: layout.actionCount)
+        self.leds = LEDController(actionCount: layout.actionCount, now: now)
+        self.layout = layout
+        self.logger = logger
+        self.notifier = notifier
+        self.watchdog = configuration.watchdogEnabled ? WatchdogSchedule.fromEnvironment() : nil
+        self.summary = RunSummary(actionLabels: layout.actionLabels, now: now)
+        self.configuration = configuration
+        self.configurationPath = configurationPath
+        self.signals = signals
+        self.timer = timer
+        pollSet = PollSet(count: 3)
+        pollSet.watch(self.signals.rawValue, in: Self.signalSlot)
+        pollSet.watch(self.timer.rawValue, in: Self.timerSlot)
+        pollSet.watch(-1, in: Self.cameraSlot)
+    }
+
+    /// Runs until SIGTERM/SIGINT (or the end of a file input); returns the exit status.
+    mutating func run() -> Int32 {
+        var now = MonotonicInstant.now()
+        nextWatchdogPing = now
+        nextSummary = MonotonicInstant(nanoseconds: now.nanoseconds + Int64(configuration.summaryIntervalSeconds) * 1_000_000_000)
+        nextStatus = now
+        logger.notice("posewatch \(PosewatchVersion.current) started: \(pipeline.classifier.metadata.labels.count) actions at \(pipeline.framesPerSecond) fps, LEDs \(configuration.ledBackend.rawValue)",
+                      LogFields(event: .start, fps: pipeline.framesPerSecond))
+        leds.setStatus(.healthy, at: now)
+        leds.show(.startingUp, at: now)
+        applyLEDs(at: now)
+
+        while stopReason == nil {
+            now = MonotonicInstant.now()
+            let deadline = nextDeadline(after: now)
+            timer.arm(at: deadline)
+            let cameraDescriptor = source.pollDescriptor
+            pollSet.watch(cameraDescriptor ?? -1, in: Self.cameraSlot)
+            // Files pace themselves inside nextFrame; a lost camera is retried by nextFrame too.
+            let waitsInSource = !Source.isCamera
+            let timeout: Int32 = waitsInSource ? 0 : (cameraDescriptor == nil ? 250 : -1)
+            do {
+                _ = try pollSet.wait(timeoutMilliseconds: timeout)
+            } catch {
+                logger.critical("poll failed: \(error)", LogFields(event: .error))
+                stopReason = "poll failed"
+                exitStatus = ExitStatus.failure
+                break
+            }
+            if pollSet.isReadable(Self.signalSlot) { handleSignals() }
+            if pollSet.isReadable(Self.timerSlot) { timer.acknowledge() }
+            if stopReason != nil { break }
+
+            if waitsInSource {
+                let untilDeadline = max(0, (deadline.nanoseconds - MonotonicInstant.now().nanoseconds) / 1_000_000)
+                processFrame(timeoutMilliseconds: Int32(min(untilDeadline, 100)))
+            } else if cameraDescriptor == nil || pollSet.isReadable(Self.cameraSlot) || pollSet.hasFailed(Self.cameraSlot)
+                        || pollSet.returnedEvents(Self.cameraSlot) & Int16(POLLPRI) != 0 {
+                processFrame(timeoutMilliseconds: 0)
+            }
+            now = MonotonicInstant.now()
+            applyLEDs(at: now)
+            runTimers(at: now)
+        }
+        stop(at: MonotonicInstant.now())
+        return exitStatus
+    }
+
+    // MARK: frames
+
+    private mutating func processFrame(timeoutMilliseconds: Int32) {
+        var loaded = false
+        let outcome = source.nextFrame(timeoutMilliseconds: timeoutMilliseconds) { frame in
+            loaded = estimator.loadInput(from: frame)
+            return loaded ? .used : .broken
+        }
+        let now = MonotonicInstant.now()
+        switch outcome {
+        case .frame where loaded:
+            let estimate = estimator.estimate()
+            let start = firstFrameTime ?? estimate.timestamp
+            firstFrameTime = start
+            let seconds = Double(estimate.timestamp.nanoseconds - start.nanoseconds) / 1e9
+            let step = pipeline.process(estimate.pose, at: seconds)
+            summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
+            if let decision = step.decision { show(decision, at: now) }
+            if let repetition = step.repetition { counted(repetition, at: now) }
+            if !isReady {
+                isReady = true
+                try? notifier.ready()
+                logger.notice("frames are flowing", LogFields(event: .camera))
+            }
+        case .cameraLost(let error):
+            isCameraLost = true
+            leds.setStatus(.cameraLost, at: now)
+            leds.show(.noPerson, at: now)
+            logger.error(in: &cameraErrors, at: now, "camera lost: \(error); retrying", LogFields(event: .camera))
+        case .cameraBack:
+            isCameraLost = false
+            leds.setStatus(.healthy, at: now)
+            logger.recovered(from: &cameraErrors, at: now, "camera is back", LogFields(event: .camera))
+        case .endOfStream:
+            stopReason = "end of input"
+        case .frame, .brokenFrame, .nothingNew, .timedOut:
+            break
+        }
+        let dropped = source.statistics.dropped
+        if dropped != lastDropped {
+            summary.recordDroppedFrames(dropped - lastDropped)
+            lastDropped = dropped
+        }
+    }
+
+    /// Shows a decision on the LEDs and logs it when the reported label changes.
+    private mutating func show(_ decision: ActionDecision, at now: MonotonicInstant) {
+        let indication: ActionIndication
+        switch decision {
+        case .startingUp: indication = .startingUp
+        case .noPerson: indication = .noPerson
+        case .lowConfidence(let best, _): indication = .lowConfidence(bestGuess: layout.index(ofAction: best.rawValue))
+        case .action(let label, _): indication = layout.indication(forAction: label.rawValue)
+        }
+        let changed = leds.indication != indication
+        leds.show(indication, at: now)
+        guard changed else { return }
+        summary.actionChanged(to: decision.action.flatMap { layout.index(ofAction: $0.rawValue) }, at: now)
+        logger.info("\(decision.name)", LogFields(event: .action, action: decision.name,
+                                                   confidence: decision.confidence.map(Double.init),
+                                                   reps: decision.action.map { pipeline.counter.count(of: $0) }))
+        nextStatus = now  // tell systemd at once
+    }
+
+    private mutating func counted(_ repetition: RepetitionEvent, at now: MonotonicInstant) {
+        if let index = layout.index(ofAction: repetition.label.rawValue) {
+            leds.repetitionCounted(action: index, at: now)
+            summary.repetitionCounted(action: index)
+        }
+        logger.info("\(repetition.label.rawValue): rep \(repetition.count)",
+                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count))
+    }
+
+    // MARK: LEDs, timers, signals
+
+    private mutating func applyLEDs(at now: MonotonicInstant) {
+        do {
+            try driver.apply(leds.levels(at: now))
+            logger.recovered(from: &ledErrors, at: now, "LEDs work again", LogFields(event: .error))
+        } catch {
+            logger.error(in: &ledErrors, at: now, "LEDs: \(error)", LogFields(event: .error))
+        }
+    }
+
+    private func nextDeadline(after now: MonotonicInstant) -> MonotonicInstant {
+        var deadline = min(nextSummary, nextStatus)
+        if watchdog != nil { deadline = min(deadline, nextWatchdogPing) }
+        if let change = leds.nextChange(after: now) { deadline = min(deadline, change) }
+        return deadline
+    }
+
+    private mutating func runTimers(at now: MonotonicInstant) {
+        if let watchdog, now >= nextWatchdogPing {
+            try? notifier.watchdog()
+            nextWatchdogPing = MonotonicInstant(nanoseconds: now.nanoseconds + watchdog.pingIntervalNanoseconds)
+        }
+        if now >= nextStatus {
+            sendStatus(at: now)
+            nextStatus = MonotonicInstant(nanoseconds: now.nanoseconds + 5_000_000_000)
+        }
+        if now >= nextSummary {
+            logSummary(at: now, final: false)
+            nextSummary = MonotonicInstant(nanoseconds: now.nanoseconds + Int64(configuration.summaryIntervalSeconds) * 1_000_000_000)
+        }
+    }
+
+    private func sendStatus(at now: MonotonicInstant) {
+        guard notifier.isEnabled else { return }
+        let current = pipeline.currentDecision
+        let reps = current.action.map { ", \(pipeline.counter.count(of: $0)) reps" } ?? ""
+        let camera = isCameraLost ? "camera lost" : "\(String(format2: summary.framesPerSecond(at: now))) fps"
+        try? notifier.status("\(current.name)\(reps), \(camera)")
+    }
+
+    private mutating func logSummary(at now: MonotonicInstant, final: Bool) {
+        var fields = summary.fields(at: now)
+        fields.event = .summary
+        if let count = allocations.count {
+            // Allocations per frame over the interval, measured with the malloc-counting preload.
+            let frames = pipeline.frames - framesAtSummaryStart
+            if let start = allocationsAtSummaryStart, frames > 0 {
+                fields.extra.append(LogField("ALLOCATIONS_PER_FRAME", .decimal(Double(count - start) / Double(frames), fractionDigits: 3)))
+            }
+            allocationsAtSummaryStart = allocations.count
+            framesAtSummaryStart = pipeline.frames
+        }
+        logger.notice(final ? "final summary" : "summary", fields)
+    }
+
+    private mutating func handleSignals() {
+        while let signal = signals.nextSignal() {
+            switch signal {
+            case SIGTERM, SIGINT:
+                stopReason = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+            case SIGHUP:
+                reloadConfiguration()
+            default:
+                break
+            }
+        }
+    }
+
+    /// SIGHUP: read the config again. A bad file keeps the running settings and says why. Settings
+    /// the loop can change in place apply at once; camera, model and LED wiring need a restart.
+    private mutating func reloadConfiguration() {
+        try? notifier.reloading()
+        defer { try? notifier.ready() }
+        let fresh: ApplianceConfiguration
+        do {
+            fresh = try ApplianceConfiguration.load(path: configurationPath)
+        } catch {
+            logger.error("config reload failed, keeping the running settings: \(error)", LogFields(event: .config))
+            return
+        }
+        var needsRestart: [String] = []
+        if fresh.cameraDevice != configuration.cameraDevice { needsRestart.append("camera.device") }
+        if fresh.poseModelPath != configuration.poseModelPath { needsRestart.append("models.pose") }
+        if fresh.classifierModelPath != configuration.classifierModelPath { needsRestart.append("models.classifier") }
+        if fresh.ledBackend != configuration.ledBackend || fresh.allLEDLines != configuration.allLEDLines
+            || fresh.statusLEDLine != configuration.statusLEDLine { needsRestart.append("leds") }
+        logger.level = fresh.logLevel
+        configuration = fresh
+        let note = needsRestart.isEmpty ? "" : "; restart posewatch to apply \(needsRestart.joined(separator: ", "))"
+        logger.notice("config reloaded\(note)", LogFields(event: .config))
+    }
+
+    private mutating func stop(at now: MonotonicInstant) {
+        try? notifier.stopping()
+        leds.setStatus(.stopped, at: now)
+        do { try driver.turnOff() } catch { logger.error("LEDs: \(error)", LogFields(event: .error)) }
+        logSummary(at: now, final: true)
+        logger.notice("posewatch stopped (\(stopReason ?? "unknown"))", LogFields(event: .stop))
+    }
+}

@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "ActionsTests", dependencies: ["Actions"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "InferenceCore", "JSONFormat", "PoseEstimation"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["InferenceCore"],
             exclude: ["Fixtures", "Scripts"]),

@@ -17,7 +17,10 @@ struct ReplayCommand: ParsableCommand {
             """)
 
     @Argument(help: "A .y4m or MJPEG clip, or a .npy keypoint file.")
-    var input: String
+    var input: String?
+
+    @Flag(help: "Replay a built-in made-up session (squats, then jumping jacks) through the built-in classifier: no camera or model needed.")
+    var demo = false
 
     @Option(help: "Frame rate of a keypoint file or MJPEG clip (Y4M files carry their own).")
     var fps: Double?
@@ -44,6 +47,7 @@ struct ReplayCommand: ParsableCommand {
     var noSmartCropping = false
 
     func validate() throws {
+        guard (input == nil) == demo else { throw ValidationError("give an input file, or --demo") }
         guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
         if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
         if let action, ActionLabel(rawValue: action) == nil {
@@ -66,7 +70,13 @@ struct ReplayCommand: ParsableCommand {
             let classifier = try ModelLoading.classifier(path: classifierModel, configuration: configuration)
             var pipeline = ActionPipeline(classifier: classifier, settings: settings)
             var report = ReplayReport(format: ReplayReport.Format(rawValue: format)!)
-            if input.hasSuffix(".npy") {
+            if demo {
+                for (frame, pose) in DemoSession.poses().enumerated() {
+                    let seconds = Double(frame) / DemoSession.framesPerSecond
+                    Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+                }
+                report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
+            } else if let input, input.hasSuffix(".npy") {
                 guard let fps else { throw InputError("\(input): a keypoint file needs --fps (its frame rate)") }
                 let file = try KeypointFile(path: input)
                 for (frame, pose) in file.poses.enumerated() {
@@ -74,7 +84,7 @@ struct ReplayCommand: ParsableCommand {
                     Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
                 }
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
-            } else {
+            } else if let input {
                 let source = try FrameInput.file(input, framesPerSecond: fps)
                 var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration)
                 estimator.smartCropping = !noSmartCropping

@@ -15,11 +15,12 @@ enum PosewatchProcess {
         return directory + "/posewatch"
     }
 
-    static func run(_ arguments: [String]) -> (status: Int32, output: String, error: String) {
+    static func run(_ arguments: [String], environment: [String] = []) -> (status: Int32, output: String, error: String) {
         let errorPath = "/tmp/posewatch-test-stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(errorPath) }
         let quoted = ([binary] + arguments).map { "'" + $0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'" }
-        guard let pipe = popen(quoted.joined(separator: " ") + " 2>" + errorPath, "r") else { return (-1, "", "popen failed") }
+        let prefix = environment.isEmpty ? "" : "env " + environment.map { "'\($0)'" }.joined(separator: " ") + " "
+        guard let pipe = popen(prefix + quoted.joined(separator: " ") + " 2>" + errorPath, "r") else { return (-1, "", "popen failed") }
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {

@@ -43,6 +43,9 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private var nextSummary = MonotonicInstant(nanoseconds: 0)
     private var nextStatus = MonotonicInstant(nanoseconds: 0)
     private var firstFrameTime: MonotonicInstant?
+    /// When the loop last made progress: a frame processed, or the camera declared lost (recovery
+    /// is its own kind of progress). The watchdog is only fed while this is recent.
+    private var lastProgress = MonotonicInstant.now()
     private let allocations = AllocationProbe()
     private var allocationsAtSummaryStart: UInt64?
     private var framesAtSummaryStart = 0
@@ -145,6 +148,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
             if let decision = step.decision { show(decision, at: now) }
             if let repetition = step.repetition { counted(repetition, at: now) }
+            lastProgress = now
             if !isReady {
                 isReady = true
                 try? notifier.ready()
@@ -152,6 +156,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             }
         case .cameraLost(let error):
             isCameraLost = true
+            lastProgress = now
             leds.setStatus(.cameraLost, at: now)
             leds.show(.noPerson, at: now)
             logger.error(in: &cameraErrors, at: now, "camera lost: \(error); retrying", LogFields(event: .camera))
@@ -219,7 +224,10 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
 
     private mutating func runTimers(at now: MonotonicInstant) {
         if let watchdog, now >= nextWatchdogPing {
-            try? notifier.watchdog()
+            // A loop that turns but gets no frames while the camera is not known lost is stuck in a
+            // way the camera source did not notice: stop feeding the watchdog so systemd restarts us.
+            let stalled = !isCameraLost && now.nanoseconds - lastProgress.nanoseconds > Int64(configuration.watchdogMaxStallSeconds * 1e9)
+            if !stalled { try? notifier.watchdog() }
             nextWatchdogPing = MonotonicInstant(nanoseconds: now.nanoseconds + watchdog.pingIntervalNanoseconds)
         }
         if now >= nextStatus {

@@ -77,7 +77,7 @@ install -D -m 755 "$here/install-model" "$root/usr/lib/posewatch/install-model"
 install -D -m 644 "$here/posewatch-libcamerify.conf" "$root/usr/share/posewatch/posewatch-libcamerify.conf"
 install -D -m 644 "$here/journal-upload-posewatch.conf" "$root/usr/share/posewatch/journal-upload-posewatch.conf"
 install -D -m 644 "$repo/udev/61-posewatch-camera-id.rules.example" "$root/usr/share/posewatch/61-posewatch-camera-id.rules.example"
-install -D -m 644 "$here/README.md" "$root/usr/share/doc/posewatch/README.md"
+install -D -m 644 "$here/../README.md" "$root/usr/share/doc/posewatch/README.md"
 install -D -m 644 "$here/debian/copyright" "$root/usr/share/doc/posewatch/copyright"
 if [ -n "$classifier" ]; then
     install -D -m 644 "$classifier" "$root/usr/share/posewatch/action_classifier.tflite"

@@ -47,7 +47,10 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     /// is its own kind of progress). The watchdog is only fed while this is recent.
     private var lastProgress = MonotonicInstant.now()
     private let allocations = AllocationProbe()
-    private var allocationsAtSummaryStart: UInt64?
+    /// Allocations made while handling frames (capture, models, pipeline, event logging) in the
+    /// current summary interval. LED writes are measured apart (GPIO writes are allocation-free in
+    /// OutputsTests; the console backend formats text), timer work (summaries, STATUS) is not a frame.
+    private var frameAllocations: UInt64 = 0
     private var framesAtSummaryStart = 0
 
     private static var signalSlot: Int { 0 }
@@ -114,6 +117,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             if pollSet.isReadable(Self.timerSlot) { timer.acknowledge() }
             if stopReason != nil { break }
 
+            let allocationsBeforeFrame = allocations.count
             if waitsInSource {
                 let untilDeadline = max(0, (deadline.nanoseconds - MonotonicInstant.now().nanoseconds) / 1_000_000)
                 processFrame(timeoutMilliseconds: Int32(min(untilDeadline, 100)))
@@ -121,6 +125,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
                         || pollSet.returnedEvents(Self.cameraSlot) & Int16(POLLPRI) != 0 {
                 processFrame(timeoutMilliseconds: 0)
             }
+            if let before = allocationsBeforeFrame, let after = allocations.count { frameAllocations += after - before }
             now = MonotonicInstant.now()
             applyLEDs(at: now)
             runTimers(at: now)
@@ -251,13 +256,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private mutating func logSummary(at now: MonotonicInstant, final: Bool) {
         var fields = summary.fields(at: now)
         fields.event = .summary
-        if let count = allocations.count {
-            // Allocations per frame over the interval, measured with the malloc-counting preload.
+        if allocations.count != nil {
+            // Measured with the malloc-counting preload: allocations on the frame path per frame.
             let frames = pipeline.frames - framesAtSummaryStart
-            if let start = allocationsAtSummaryStart, frames > 0 {
-                fields.extra.append(LogField("ALLOCATIONS_PER_FRAME", .decimal(Double(count - start) / Double(frames), fractionDigits: 3)))
+            if frames > 0 {
+                fields.extra.append(LogField("ALLOCATIONS_PER_FRAME", .decimal(Double(frameAllocations) / Double(frames), fractionDigits: 3)))
             }
-            allocationsAtSummaryStart = allocations.count
+            frameAllocations = 0
             framesAtSummaryStart = pipeline.frames
         }
         logger.notice(final ? "final summary" : "summary", fields)

@@ -1,0 +1,70 @@
+"""posewatch pose-window normalisation, spec id "pw-norm-v1" (see README.md, "Normalisation").
+
+Float32 throughout; sums accumulate sequentially in frame order t = 0..L-1 (then joint order where
+stated) exactly as the Swift port does. Vectorised over windows, never over the summed axis.
+"""
+import numpy as np
+
+SPEC_ID = "pw-norm-v1"
+SCORE_MIN = np.float32(0.25)   # a joint is valid iff score >= SCORE_MIN
+CLIP = np.float32(4.0)         # normalised coordinates are clipped to [-CLIP, CLIP]
+MIN_SCALE = np.float32(1.0)    # pixels; lower bound of the scale
+FALLBACK_DIV = np.float32(3.0)  # scale fallback: largest extent of valid joints / FALLBACK_DIV
+LS, RS, LH, RH = 5, 6, 11, 12
+F = np.float32
+
+
+def params():
+    return {"id": SPEC_ID, "score_min": float(SCORE_MIN), "clip": float(CLIP), "min_scale": float(MIN_SCALE),
+            "fallback_div": float(FALLBACK_DIV), "centre": "mean mid-hip | mean mid-shoulder | mean valid joint",
+            "scale": "mean max(torso, shoulder width) | extent/fallback_div", "channels": ["x", "y", "valid"]}
+
+
+def normalize_windows(K):
+    """K: (N, L, 17, 3) float (x, y, score) in pixels; a missing pose is all zeros.
+    -> (N, L, 51) float32: per joint (x', y', v)."""
+    K = np.asarray(K, np.float32)
+    N, L = K.shape[:2]
+    x, y, s = K[..., 0], K[..., 1], K[..., 2]
+    valid = s >= SCORE_MIN
+    hipOK = valid[..., LH] & valid[..., RH]
+    shOK = valid[..., LS] & valid[..., RS]
+    hx = (x[..., LH] + x[..., RH]) * F(0.5)
+    hy = (y[..., LH] + y[..., RH]) * F(0.5)
+    sx = (x[..., LS] + x[..., RS]) * F(0.5)
+    sy = (y[..., LS] + y[..., RS]) * F(0.5)
+    both = hipOK & shOK
+    torso = np.sqrt((sx - hx) * (sx - hx) + (sy - hy) * (sy - hy))
+    dwx, dwy = x[..., LS] - x[..., RS], y[..., LS] - y[..., RS]
+    width = np.sqrt(dwx * dwx + dwy * dwy)
+    st = np.maximum(torso, width)
+    z = np.zeros(N, np.float32)
+    hsx, hsy, hn = z.copy(), z.copy(), z.copy()
+    ssx, ssy, sn = z.copy(), z.copy(), z.copy()
+    jsx, jsy, jn = z.copy(), z.copy(), z.copy()
+    tsum, tn = z.copy(), z.copy()
+    xmin = np.full(N, np.inf, np.float32); xmax = np.full(N, -np.inf, np.float32)
+    ymin = np.full(N, np.inf, np.float32); ymax = np.full(N, -np.inf, np.float32)
+    for t in range(L):
+        m = hipOK[:, t]
+        hsx = np.where(m, hsx + hx[:, t], hsx); hsy = np.where(m, hsy + hy[:, t], hsy); hn = hn + m
+        m = shOK[:, t]
+        ssx = np.where(m, ssx + sx[:, t], ssx); ssy = np.where(m, ssy + sy[:, t], ssy); sn = sn + m
+        m = both[:, t]
+        tsum = np.where(m, tsum + st[:, t], tsum); tn = tn + m
+        for j in range(17):
+            m = valid[:, t, j]
+            jsx = np.where(m, jsx + x[:, t, j], jsx); jsy = np.where(m, jsy + y[:, t, j], jsy); jn = jn + m
+            xmin = np.where(m, np.minimum(xmin, x[:, t, j]), xmin); xmax = np.where(m, np.maximum(xmax, x[:, t, j]), xmax)
+            ymin = np.where(m, np.minimum(ymin, y[:, t, j]), ymin); ymax = np.where(m, np.maximum(ymax, y[:, t, j]), ymax)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cx = np.where(hn > 0, hsx / np.maximum(hn, 1), np.where(sn > 0, ssx / np.maximum(sn, 1), jsx / np.maximum(jn, 1)))
+        cy = np.where(hn > 0, hsy / np.maximum(hn, 1), np.where(sn > 0, ssy / np.maximum(sn, 1), jsy / np.maximum(jn, 1)))
+        ext = np.maximum(xmax - xmin, ymax - ymin)
+        S = np.where(tn > 0, tsum / np.maximum(tn, 1), ext / FALLBACK_DIV)
+    S = np.where(jn > 0, np.maximum(S, MIN_SCALE), F(1.0)).astype(np.float32)
+    cx = np.where(jn > 0, cx, 0).astype(np.float32); cy = np.where(jn > 0, cy, 0).astype(np.float32)
+    nx = np.clip((x - cx[:, None, None]) / S[:, None, None], -CLIP, CLIP)
+    ny = np.clip((y - cy[:, None, None]) / S[:, None, None], -CLIP, CLIP)
+    out = np.stack([np.where(valid, nx, 0), np.where(valid, ny, 0), valid.astype(np.float32)], -1)
+    return out.reshape(N, L, 51).astype(np.float32)

@@ -16,8 +16,8 @@ F = np.float32
 
 def params():
     return {"id": SPEC_ID, "score_min": float(SCORE_MIN), "clip": float(CLIP), "min_scale": float(MIN_SCALE),
-            "fallback_div": float(FALLBACK_DIV), "centre": "mean mid-hip | mean mid-shoulder | mean valid joint",
-            "scale": "mean max(torso, shoulder width) | extent/fallback_div", "channels": ["x", "y", "valid"]}
+            "fallback_div": float(FALLBACK_DIV), "centre": "mean hip point | mean shoulder point | mean valid joint",
+            "scale": "mean max(|shoulder point - hip point|, shoulder width) | extent/fallback_div", "channels": ["x", "y", "valid"]}
 
 
 def normalize_windows(K):
@@ -27,16 +27,19 @@ def normalize_windows(K):
     N, L = K.shape[:2]
     x, y, s = K[..., 0], K[..., 1], K[..., 2]
     valid = s >= SCORE_MIN
-    hipOK = valid[..., LH] & valid[..., RH]
-    shOK = valid[..., LS] & valid[..., RS]
-    hx = (x[..., LH] + x[..., RH]) * F(0.5)
-    hy = (y[..., LH] + y[..., RH]) * F(0.5)
-    sx = (x[..., LS] + x[..., RS]) * F(0.5)
-    sy = (y[..., LS] + y[..., RS]) * F(0.5)
+    vl, vr = valid[..., LH], valid[..., RH]
+    hipOK = vl | vr
+    # hip point: mid-hip if both hips are valid, else the one valid hip
+    hx = np.where(vl & vr, (x[..., LH] + x[..., RH]) * F(0.5), np.where(vl, x[..., LH], x[..., RH]))
+    hy = np.where(vl & vr, (y[..., LH] + y[..., RH]) * F(0.5), np.where(vl, y[..., LH], y[..., RH]))
+    vl, vr = valid[..., LS], valid[..., RS]
+    shOK = vl | vr
+    sx = np.where(vl & vr, (x[..., LS] + x[..., RS]) * F(0.5), np.where(vl, x[..., LS], x[..., RS]))
+    sy = np.where(vl & vr, (y[..., LS] + y[..., RS]) * F(0.5), np.where(vl, y[..., LS], y[..., RS]))
     both = hipOK & shOK
     torso = np.sqrt((sx - hx) * (sx - hx) + (sy - hy) * (sy - hy))
     dwx, dwy = x[..., LS] - x[..., RS], y[..., LS] - y[..., RS]
-    width = np.sqrt(dwx * dwx + dwy * dwy)
+    width = np.where(vl & vr, np.sqrt(dwx * dwx + dwy * dwy), F(0))
     st = np.maximum(torso, width)
     z = np.zeros(N, np.float32)
     hsx, hsy, hn = z.copy(), z.copy(), z.copy()

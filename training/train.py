@@ -6,6 +6,7 @@
 import argparse, hashlib, json, os, sys, time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_DETERMINISTIC_OPS", "1")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import numpy as np
@@ -41,8 +42,8 @@ def build_model(tf):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=SEED)
-    ap.add_argument("--clips", type=int, default=14000)
-    ap.add_argument("--epochs", type=int, default=24)
+    ap.add_argument("--clips", type=int, default=20000)
+    ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--out", default=os.path.join(HERE, "action_classifier.tflite"))
     a = ap.parse_args()
     t0 = time.time()

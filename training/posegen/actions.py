@@ -150,8 +150,15 @@ def squats(rng, T, fps, b):
     sym(p, "knee", d * (thigh + rng.uniform(10, 35)))
     p["pitch"] = p["pitch"] + d * rng.uniform(12, 45)
     sym(p, "hip_abd", rng.uniform(5, 28) + d * rng.uniform(0, 8))
-    style = arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "forward", "cross", "raise", "overhead"]), T, fps)
-    if style == "raise":
+    style = arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "forward", "cross", "raise", "overhead",
+                                           "barbell", "barbell", "barbell", "front_rack"]), T, fps)
+    if style == "barbell":  # back squat: hands on a bar behind the neck
+        sym(p, "sh_flex", rng.uniform(-45, -10) + d * rng.uniform(0, 30)); sym(p, "sh_abd", rng.uniform(45, 75))
+        sym(p, "elbow", rng.uniform(100, 150)); sym(p, "ev_up", 1.0); sym(p, "ev_fwd", 0.0); sym(p, "ev_med", 0.4)
+    elif style == "front_rack":  # front squat / goblet: elbows forward, hands at the shoulders
+        sym(p, "sh_flex", rng.uniform(60, 95)); sym(p, "sh_abd", rng.uniform(10, 35)); sym(p, "elbow", rng.uniform(110, 150))
+        sym(p, "ev_up", 1.0); sym(p, "ev_fwd", 0.0); sym(p, "ev_med", 0.5)
+    elif style == "raise":
         sym(p, "sh_flex", 10 + d * rng.uniform(60, 90))
         sym(p, "sh_abd", rng.uniform(0, 15)); sym(p, "elbow", rng.uniform(0, 25))
     elif style == "overhead":
@@ -216,7 +223,8 @@ def push_ups(rng, T, fps, b):
     elbow = d * rng.uniform(80, 115)
     ua = -d * rng.uniform(20, 45) + rng.uniform(-5, 15)  # world flexion of upper arm
     drop = b["upper"] * np.cos(np.radians(ua)) + b["fore"] * np.cos(np.radians(ua + elbow * 0.9 - 0))
-    drop = np.clip(b["upper"] * np.cos(np.radians(ua)) + b["fore"] * 0.95 - d * b["upper"] * 0.55, 0.12, None)
+    drop = np.clip(b["upper"] * np.cos(np.radians(ua)) + b["fore"] * rng.uniform(0.75, 0.95)
+                   - d * b["upper"] * rng.uniform(0.6, 1.1), 0.08, None)
     p["pitch"] = _plank_pitch(b, drop, knees) + rng.uniform(-4, 4) + smooth_noise(rng, T, fps, 2, 0.5)
     sag = rng.uniform(-10, 15)  # hip sag(+)/pike(-)
     sym(p, "hip_flex", -p["pitch"] + sag * 0.5)
@@ -495,10 +503,13 @@ def o_pullup(rng, T, fps, b):
     p["bar"] = rng.uniform(2.1, 2.6)
     ph = phase_track(rng, T, fps, rng.uniform(0.3, 0.9), pause_prob=0.15)
     d = cyc(ph % 1) * amp_track(rng, ph)
-    wide = rng.uniform(10, 40)
-    sym(p, "sh_flex", 175 - d * rng.uniform(10, 40)); sym(p, "sh_abd", wide + d * 30)
-    sym(p, "elbow", d * rng.uniform(90, 130)); sym(p, "ev_fwd", -0.3); sym(p, "ev_med", 1.0)
-    sym(p, "knee", rng.uniform(0, 80)); sym(p, "hip_flex", rng.uniform(-10, 30))
+    wide = rng.uniform(10, 55)
+    sym(p, "sh_flex", 175 - d * rng.uniform(10, 50)); sym(p, "sh_abd", wide + d * rng.uniform(10, 45))
+    sym(p, "elbow", d * rng.uniform(80, 135)); sym(p, "ev_fwd", rng.uniform(-0.3, 0.3)); sym(p, "ev_med", rng.uniform(0, 0.6))
+    sym(p, "ev_up", 1.0)
+    p["Lknee"] = np.full(T, rng.uniform(0, 100)); p["Rknee"] = p["Lknee"] + rng.uniform(-40, 40)
+    p["Lhip_flex"] = np.full(T, rng.uniform(-10, 40)); p["Rhip_flex"] = p["Lhip_flex"] + rng.uniform(-20, 20)
+    p["Lknee"] = p["Lknee"] + d * rng.uniform(-20, 20); p["Lhip_flex"] = p["Lhip_flex"] + d * rng.uniform(-15, 25)
     p["pitch"] = rng.uniform(-10, 10) + smooth_noise(rng, T, fps, 3)
     p["head_pitch"] = rng.uniform(-20, 10) + np.zeros(T)
     return p
@@ -565,6 +576,40 @@ def o_hinge(rng, T, fps, b):
     return p
 
 
+def o_olympic(rng, T, fps, b):
+    """clean and jerk / snatch / front-rack holds: barbell lifts that pass through squats and splits."""
+    p = blank(T)
+    standing(p, rng, T, fps, 0.4)
+    # key poses: (pitch, hip_flex, knee, sh_flex, sh_abd, elbow, split)
+    K = {"stand": (3, 0, 5, 5, 10, 10, 0), "setup": (60, 70, 80, 5, 12, 5, 0),
+         "hang": (25, 10, 20, 0, 10, 5, 0), "rack": (3, 0, 8, 80, 25, 140, 0),
+         "catch": (20, 100, 120, 85, 25, 140, 0), "quarter": (15, 45, 55, 85, 25, 140, 0),
+         "dip": (5, 15, 25, 80, 25, 140, 0), "split": (5, 0, 35, 170, 25, 10, 1),
+         "over": (3, 0, 5, 170, 25, 10, 0), "ohs": (10, 100, 120, 165, 40, 10, 0)}
+    seqs = [["stand", "setup", "hang", "catch", "rack", "rack", "dip", "split", "over", "over", "stand"],
+            ["setup", "hang", "quarter", "rack", "dip", "split", "over", "rack", "stand"],
+            ["setup", "hang", "ohs", "over", "stand"],
+            ["stand", "rack", "dip", "over", "rack", "dip", "over", "rack"]]
+    seq = seqs[rng.integers(len(seqs))]
+    times, keys, t = [], [], -rng.uniform(0, 6)
+    while t < T / fps + 2:
+        for k in seq:
+            t += rng.uniform(0.3, 1.6) if k in ("stand", "rack", "over", "setup") else rng.uniform(0.25, 0.6)
+            times.append(t); keys.append(K[k])
+    v = np.array(keys, float)
+    ts = np.arange(T) / fps
+    cols = [np.interp(ts, times, v[:, i]) for i in range(7)]
+    p["pitch"] = p["pitch"] + cols[0]
+    sym(p, "hip_flex", cols[1]); sym(p, "knee", cols[2]); sym(p, "sh_flex", cols[3]); sym(p, "sh_abd", cols[4])
+    sym(p, "elbow", cols[5]); sym(p, "ev_up", 1.0); sym(p, "ev_med", 0.3); sym(p, "ev_fwd", 0.2)
+    sp = cols[6] * rng.uniform(25, 40)
+    lead = rng.choice(["L", "R"]); back = "R" if lead == "L" else "L"
+    p[lead + "hip_flex"] = p[lead + "hip_flex"] + sp; p[lead + "knee"] = p[lead + "knee"] + sp
+    p[back + "hip_flex"] = p[back + "hip_flex"] - sp * 0.6; p[back + "knee"] = p[back + "knee"] + sp * 0.5
+    sym(p, "hip_abd", rng.uniform(5, 15))
+    return p
+
+
 def o_cardio(rng, T, fps, b):
     """high knees, butt kicks, side steps, calf raises, mountain climbers, plank hold, kicks, step-ups."""
     p = blank(T)
@@ -625,8 +670,8 @@ def o_floor_idle(rng, T, fps, b):
 
 
 OTHER = [(o_idle, 3.0), (o_talk, 2.0), (o_walk, 2.0), (o_stretch, 1.5), (o_random, 1.5), (o_jump_rope, 1.5),
-         (o_lying_core, 1.5), (o_press, 2.0), (o_pullup, 1.0), (o_bench, 1.0), (o_arm_circles, 1.0),
-         (o_hinge, 1.5), (o_cardio, 1.5), (o_floor_idle, 0.7)]
+         (o_lying_core, 1.5), (o_press, 2.0), (o_pullup, 1.4), (o_bench, 1.2), (o_arm_circles, 1.0),
+         (o_hinge, 1.2), (o_olympic, 1.2), (o_cardio, 1.5), (o_floor_idle, 0.7)]
 TARGETS = {"jumping_jacks": jumping_jacks, "lunges": lunges, "burpees": burpees, "squats": squats,
            "push_ups": push_ups}
 

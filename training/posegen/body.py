@@ -95,8 +95,8 @@ def fk(p, b):
         sh = np.array([sgn * b["sh_half"], b["torso"], 0])
         # legs: world sagittal flexion -> body flexion adds pitch
         dth = _dir(g("hip_flex") * deg + pitch, g("hip_abd") * deg, sgn)
-        back = np.tile(np.array([0.0, 0, -1]), (T, 1))
-        dsh = _bend(dth, back, g("knee") * deg)
+        # the knee bends in the leg's sagittal plane: shin flexion = thigh flexion - knee angle
+        dsh = _dir((g("hip_flex") - g("knee")) * deg + pitch, g("hip_abd") * deg, sgn)
         knee = hip + b["thigh"] * dth
         ank = knee + b["shin"] * dsh
         dua = _dir(g("sh_flex") * deg + pitch, g("sh_abd") * deg, sgn)

@@ -98,7 +98,7 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
     base = rng.uniform(0.4, 0.85) - horizontal_frac * rng.uniform(0.0, 0.2)
     sc = base + rng.normal(0, 0.08, 17)[None] + 0.07 * _ar1(rng, (T, 17), 0.7)
     sc[:, 0:5] += rng.uniform(-0.05, 0.2)
-    occl = rng.uniform(0.0, 0.3)
+    occl = rng.uniform(0.0, 0.3) if rng.random() < 0.7 else rng.uniform(0.3, 0.9)
     hw = s_px * 0.25
     for a, b in PAIRS:
         # the joint that is clearly further from the camera than its partner is (partly) occluded
@@ -137,7 +137,27 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
     # dropped frames (no pose) in bursts
     if rng.random() < 0.6:
         dm = _burst_mask(rng, T, rng.uniform(0, 0.08), 0.65)
-        out[dm] = 0.0
+        if rng.random() < 0.5:
+            out[dm] = 0.0
+        else:
+            out[dm] = garbage_frames(rng, T, size)[dm]
+    return out
+
+
+def garbage_frames(rng, T, size):
+    """what MoveNet returns on a frame without a person (title card, empty room): keypoints scattered
+    around a slowly drifting blob, low scores with the hips usually highest (its prior)."""
+    W, H = size
+    c = np.array([rng.uniform(0.2, 0.8) * W, rng.uniform(0.2, 0.8) * H])
+    spread = np.array([rng.uniform(0.05, 0.3) * W, rng.uniform(0.1, 0.45) * H])
+    base = c + rng.normal(0, 1, (17, 2)) * spread
+    xy = base[None] + _ar1(rng, (T, 17, 2), rng.uniform(0.5, 0.95)) * spread * rng.uniform(0.05, 0.4)
+    sc = rng.uniform(0.02, 0.2, 17)
+    sc[11:13] += rng.uniform(0.05, 0.2)
+    sc = np.clip(sc[None] + 0.05 * _ar1(rng, (T, 17), 0.8) + rng.uniform(-0.05, 0.12), 0.0, 0.45)
+    out = np.zeros((T, 17, 3))
+    out[..., :2] = np.clip(xy, 0, [W, H])
+    out[..., 2] = sc
     return out
 
 

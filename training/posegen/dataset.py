@@ -2,7 +2,7 @@
 import numpy as np
 from . import actions as A
 from .body import random_body, fk
-from .camera import project, movenet_noise, mirror
+from .camera import project, movenet_noise, mirror, garbage_frames
 
 LABELS = A.LABELS
 
@@ -53,6 +53,10 @@ def make_clip(rng, label, T, fps):
     k = movenet_noise(kp, depth, size, rng, horiz)
     if rng.random() < 0.5:
         k = mirror(k, size[0])
+    if label == "other" and rng.random() < 0.06:  # no person at all: title card / empty room
+        k = garbage_frames(rng, T, size)
+        if rng.random() < 0.5:
+            k[rng.random(T) < rng.uniform(0, 1)] = 0.0
     if rng.random() < 0.05:  # person not yet in view / gone
         n = rng.integers(1, T // 3)
         if rng.random() < 0.5:

@@ -10,20 +10,25 @@ SCORE_MIN = np.float32(0.25)   # a joint is valid iff score >= SCORE_MIN
 CLIP = np.float32(4.0)         # normalised coordinates are clipped to [-CLIP, CLIP]
 MIN_SCALE = np.float32(1.0)    # pixels; lower bound of the scale
 FALLBACK_DIV = np.float32(3.0)  # scale fallback: largest extent of valid joints / FALLBACK_DIV
-LS, RS, LH, RH = 5, 6, 11, 12
+# model joints: COCO-17 indices used by the model, in input order (eyes and ears are not used:
+# detectors and annotations disagree most on them and they carry little about the action)
+USED = [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
+NJ = len(USED)
+LS, RS, LH, RH = 1, 2, 7, 8   # positions within USED
 F = np.float32
 
 
 def params():
     return {"id": SPEC_ID, "score_min": float(SCORE_MIN), "clip": float(CLIP), "min_scale": float(MIN_SCALE),
             "fallback_div": float(FALLBACK_DIV), "centre": "mean hip point | mean shoulder point | mean valid joint",
-            "scale": "mean max(|shoulder point - hip point|, shoulder width) | extent/fallback_div", "channels": ["x", "y", "valid"]}
+            "scale": "mean max(|shoulder point - hip point|, shoulder width) | extent/fallback_div", "channels": ["x", "y", "valid"],
+            "coco17_indices": USED}
 
 
 def normalize_windows(K):
-    """K: (N, L, 17, 3) float (x, y, score) in pixels; a missing pose is all zeros.
-    -> (N, L, 51) float32: per joint (x', y', v)."""
-    K = np.asarray(K, np.float32)
+    """K: (N, L, 17, 3) float (x, y, score) in pixels (COCO-17); a missing pose is all zeros.
+    -> (N, L, 3*NJ) float32: per model joint (x', y', v)."""
+    K = np.asarray(K, np.float32)[:, :, USED]
     N, L = K.shape[:2]
     x, y, s = K[..., 0], K[..., 1], K[..., 2]
     valid = s >= SCORE_MIN
@@ -55,7 +60,7 @@ def normalize_windows(K):
         ssx = np.where(m, ssx + sx[:, t], ssx); ssy = np.where(m, ssy + sy[:, t], ssy); sn = sn + m
         m = both[:, t]
         tsum = np.where(m, tsum + st[:, t], tsum); tn = tn + m
-        for j in range(17):
+        for j in range(NJ):
             m = valid[:, t, j]
             jsx = np.where(m, jsx + x[:, t, j], jsx); jsy = np.where(m, jsy + y[:, t, j], jsy); jn = jn + m
             xmin = np.where(m, np.minimum(xmin, x[:, t, j]), xmin); xmax = np.where(m, np.maximum(xmax, x[:, t, j]), xmax)
@@ -70,4 +75,4 @@ def normalize_windows(K):
     nx = np.clip((x - cx[:, None, None]) / S[:, None, None], -CLIP, CLIP)
     ny = np.clip((y - cy[:, None, None]) / S[:, None, None], -CLIP, CLIP)
     out = np.stack([np.where(valid, nx, 0), np.where(valid, ny, 0), valid.astype(np.float32)], -1)
-    return out.reshape(N, L, 51).astype(np.float32)
+    return out.reshape(N, L, 3 * NJ).astype(np.float32)

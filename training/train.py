@@ -24,7 +24,7 @@ def gen(seed, clips, per_clip=4):
 
 def build_model(tf):
     k = tf.keras
-    inp = k.Input((WINDOW, 51), name="poses")
+    inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
     x = k.layers.Conv1D(48, 5, padding="same", activation="relu")(inp)
     x = k.layers.Conv1D(64, 5, padding="same", activation="relu")(x)
     x = k.layers.MaxPooling1D(2)(x)
@@ -83,16 +83,17 @@ def main():
     # quantization of the int8 tensor right after the input QUANTIZE op
     qin = qout = None
     for d in it.get_tensor_details():
-        if d["dtype"] == np.int8 and qin is None and d["shape"].tolist() == [1, WINDOW, 51]:
+        if d["dtype"] == np.int8 and qin is None and d["shape"].tolist() == [1, WINDOW, 3 * NZ.NJ]:
             qin = d["quantization"]
         if d["dtype"] == np.int8 and d["shape"].tolist() == [1, len(LABELS)]:
             qout = d["quantization"]
     meta = {
         "name": TM.NAME, "schema_version": 1,
         "labels": LABELS, "frame_rate": FPS, "window_length": WINDOW, "stride": STRIDE,
-        "joints": JOINTS,
-        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 51],
-                  "layout": "[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*51 + j*3 + c",
+        "joints": [JOINTS[i] for i in NZ.USED],
+        "joints_coco17_indices": NZ.USED,
+        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 3 * NZ.NJ],
+                  "layout": f"[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*{3 * NZ.NJ} + j*3 + c",
                   "int8_quantization": {"scale": float(qin[0]), "zero_point": int(qin[1])} if qin else None,
                   "note": "float32 in; the model's first op QUANTIZEs to int8 with these parameters"},
         "output": {"dtype": "float32", "shape": [1, len(LABELS)], "meaning": "softmax probabilities in 'labels' order",

@@ -144,14 +144,14 @@ def squats(rng, T, fps, b):
     f = ph % 1
     amp = amp_track(rng, ph, 0.75, 1.05)
     shape = rng.uniform(0.6, 1.6)
-    d = cyc(f) ** shape * amp * rng.uniform(0.55, 1.0)
-    thigh = rng.uniform(85, 115)
+    d = np.minimum(cyc(f) ** shape * amp * rng.uniform(0.8, 1.2), 1.0)
+    thigh = rng.uniform(85, 125)
     sym(p, "hip_flex", d * thigh + rng.uniform(-3, 3))
     sym(p, "knee", d * (thigh + rng.uniform(10, 35)))
     p["pitch"] = p["pitch"] + d * rng.uniform(12, 45)
     sym(p, "hip_abd", rng.uniform(5, 28) + d * rng.uniform(0, 8))
     style = arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "forward", "cross", "raise", "overhead",
-                                           "barbell", "barbell", "barbell", "front_rack"]), T, fps)
+                                           "barbell", "barbell", "barbell"]), T, fps)
     if style == "barbell":  # back squat: hands on a bar behind the neck
         sym(p, "sh_flex", rng.uniform(-45, -10) + d * rng.uniform(0, 30)); sym(p, "sh_abd", rng.uniform(45, 75))
         sym(p, "elbow", rng.uniform(100, 150)); sym(p, "ev_up", 1.0); sym(p, "ev_fwd", 0.0); sym(p, "ev_med", 0.4)
@@ -502,10 +502,10 @@ def o_pullup(rng, T, fps, b):
     p["anchor"] = "hands"
     p["bar"] = rng.uniform(2.1, 2.6)
     ph = phase_track(rng, T, fps, rng.uniform(0.3, 0.9), pause_prob=0.15)
-    d = cyc(ph % 1) * amp_track(rng, ph)
-    wide = rng.uniform(10, 55)
-    sym(p, "sh_flex", 175 - d * rng.uniform(10, 50)); sym(p, "sh_abd", wide + d * rng.uniform(10, 45))
-    sym(p, "elbow", d * rng.uniform(80, 135)); sym(p, "ev_fwd", rng.uniform(-0.3, 0.3)); sym(p, "ev_med", rng.uniform(0, 0.6))
+    d = np.minimum(cyc(ph % 1) ** rng.uniform(0.3, 0.8) * amp_track(rng, ph, 0.85, 1.15), 1.0)
+    wide = rng.uniform(15, 60)
+    sym(p, "sh_flex", 175 - d * rng.uniform(10, 50)); sym(p, "sh_abd", wide + d * rng.uniform(40, 75))
+    sym(p, "elbow", d * rng.uniform(120, 160)); sym(p, "ev_fwd", rng.uniform(-0.3, 0.3)); sym(p, "ev_med", rng.uniform(0, 0.6))
     sym(p, "ev_up", 1.0)
     p["Lknee"] = np.full(T, rng.uniform(0, 100)); p["Rknee"] = p["Lknee"] + rng.uniform(-40, 40)
     p["Lhip_flex"] = np.full(T, rng.uniform(-10, 40)); p["Rhip_flex"] = p["Lhip_flex"] + rng.uniform(-20, 20)
@@ -670,8 +670,8 @@ def o_floor_idle(rng, T, fps, b):
 
 
 OTHER = [(o_idle, 3.0), (o_talk, 2.0), (o_walk, 2.0), (o_stretch, 1.5), (o_random, 1.5), (o_jump_rope, 1.5),
-         (o_lying_core, 1.5), (o_press, 2.0), (o_pullup, 1.4), (o_bench, 1.2), (o_arm_circles, 1.0),
-         (o_hinge, 1.2), (o_olympic, 1.2), (o_cardio, 1.5), (o_floor_idle, 0.7)]
+         (o_lying_core, 1.5), (o_press, 2.0), (o_pullup, 2.0), (o_bench, 1.2), (o_arm_circles, 1.0),
+         (o_hinge, 1.2), (o_olympic, 1.8), (o_cardio, 1.5), (o_floor_idle, 0.7)]
 TARGETS = {"jumping_jacks": jumping_jacks, "lunges": lunges, "burpees": burpees, "squats": squats,
            "push_ups": push_ups}
 

@@ -38,7 +38,7 @@ def project(w, heading_deg, rng):
     c = hips.mean(0)
     ext = w[..., 1].max() - max(w[..., 1].min(), 0)
     r = rng.random()
-    az = rng.uniform(-100, 100) if r < 0.75 else rng.uniform(-180, 180)
+    az = rng.uniform(-100, 100) if r < 0.6 else rng.uniform(-180, 180)
     a = np.radians(heading_deg + az)
     D = rng.uniform(1.8, 7.0) if rng.random() < 0.85 else rng.uniform(1.2, 1.8)
     cam = c + D * np.array([np.sin(a), 0, np.cos(a)])

@@ -11,6 +11,12 @@ EDGES = [(5, 7), (7, 9), (6, 8), (8, 10), (5, 6), (5, 11), (6, 12), (11, 12), (1
 
 
 def draw(ax, f, title=""):
+    if len(f) == 39:  # 13 model joints -> COCO-17 slots
+        from normalize import USED
+        g = np.zeros(51, np.float32)
+        for i, j in enumerate(USED):
+            g[3 * j:3 * j + 3] = f[3 * i:3 * i + 3]
+        f = g
     v = f[2::3] > 0
     x, y = f[0::3], f[1::3]
     for a, b in EDGES:

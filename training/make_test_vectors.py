@@ -40,6 +40,7 @@ def main():
     for name, k in cases:
         k = k.astype(np.float32)
         z = NZ.normalize_windows(k[None])[0]
+        assert np.array_equal(z.view(np.uint32), NZ.normalize_window_scalar(k).view(np.uint32))
         it.set_tensor(i, z.reshape(1, 30, -1)); it.invoke()
         p = it.get_tensor(o)[0]
         out.append({"name": name, "raw_T17x3": [float(v) for v in k.ravel()],

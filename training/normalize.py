@@ -76,3 +76,61 @@ def normalize_windows(K):
     ny = np.clip((y - cy[:, None, None]) / S[:, None, None], -CLIP, CLIP)
     out = np.stack([np.where(valid, nx, 0), np.where(valid, ny, 0), valid.astype(np.float32)], -1)
     return out.reshape(N, L, 3 * NJ).astype(np.float32)
+
+
+def normalize_window_scalar(K):
+    """Straight scalar transcription of the README spec (one window, float32 scalars, sequential
+    sums) — the shape the Swift port takes. Used to check normalize_windows bit for bit."""
+    K = np.asarray(K, np.float32)[:, USED]
+    L = K.shape[0]
+    zero = F(0)
+    hsx = hsy = ssx = ssy = jsx = jsy = tsum = zero
+    hn = sn = jn = tn = 0
+    xmin = ymin = F(np.inf); xmax = ymax = F(-np.inf)
+    for t in range(L):
+        v = [K[t, j, 2] >= SCORE_MIN for j in range(NJ)]
+
+        def point(a, b):
+            if v[a] and v[b]:
+                return (K[t, a, 0] + K[t, b, 0]) * F(0.5), (K[t, a, 1] + K[t, b, 1]) * F(0.5)
+            if v[a]:
+                return K[t, a, 0], K[t, a, 1]
+            if v[b]:
+                return K[t, b, 0], K[t, b, 1]
+            return None
+        H, S = point(LH, RH), point(LS, RS)
+        if H is not None:
+            hsx += H[0]; hsy += H[1]; hn += 1
+        if S is not None:
+            ssx += S[0]; ssy += S[1]; sn += 1
+        if H is not None and S is not None:
+            dx, dy = S[0] - H[0], S[1] - H[1]
+            torso = np.sqrt(dx * dx + dy * dy)
+            width = zero
+            if v[LS] and v[RS]:
+                wx, wy = K[t, LS, 0] - K[t, RS, 0], K[t, LS, 1] - K[t, RS, 1]
+                width = np.sqrt(wx * wx + wy * wy)
+            tsum += max(torso, width); tn += 1
+        for j in range(NJ):
+            if v[j]:
+                x, y = K[t, j, 0], K[t, j, 1]
+                jsx += x; jsy += y; jn += 1
+                xmin = min(xmin, x); xmax = max(xmax, x); ymin = min(ymin, y); ymax = max(ymax, y)
+    out = np.zeros((L, NJ, 3), np.float32)
+    if jn == 0:
+        return out.reshape(L, 3 * NJ)
+    if hn:
+        cx, cy = hsx / F(hn), hsy / F(hn)
+    elif sn:
+        cx, cy = ssx / F(sn), ssy / F(sn)
+    else:
+        cx, cy = jsx / F(jn), jsy / F(jn)
+    s = tsum / F(tn) if tn else max(xmax - xmin, ymax - ymin) / FALLBACK_DIV
+    s = max(s, MIN_SCALE)
+    for t in range(L):
+        for j in range(NJ):
+            if K[t, j, 2] >= SCORE_MIN:
+                out[t, j, 0] = min(max((K[t, j, 0] - cx) / s, -CLIP), CLIP)
+                out[t, j, 1] = min(max((K[t, j, 1] - cy) / s, -CLIP), CLIP)
+                out[t, j, 2] = F(1)
+    return out.reshape(L, 3 * NJ)

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Evaluate the int8 action classifier (LiteRT, exactly the shipped .tflite) on
+ (a) held-out generated data, (b) Penn Action COCO-17 keypoints, (c) the dev videos' MoveNet keypoints.
+
+    python training/evaluate.py [--model training/action_classifier.tflite] [--sections abc]
+(c) needs keypoints from training/extract_video_keypoints.py (dev only; default /tmp/posewatch_video_kp).
+Nothing here trains; ../shared/data is only measured.
+"""
+import argparse, csv, json, os, sys
+from collections import Counter
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import numpy as np
+import normalize as NZ
+import tflite_metadata as TM
+
+PENN = "/work/shared/data/keypoints/penn_action_coco17"
+VIDEOS = "/work/shared/data/videos"
+PENN_MAP = {"jumping_jacks": "jumping_jacks", "squat": "squats", "pushup": "push_ups"}
+PENN_FPS = 30.0
+PENN_VISIBLE_SCORE = 0.9   # Penn "visible" flag 1 -> score 0.9; 0 -> 0.0 (eyes/ears are absent: 0)
+
+
+class Classifier:
+    def __init__(self, path):
+        from ai_edge_litert.interpreter import Interpreter
+        blob = open(path, "rb").read()
+        self.meta = TM.read_metadata(blob)
+        self.it = Interpreter(model_path=path, num_threads=1)
+        self.it.allocate_tensors()
+        self.i = self.it.get_input_details()[0]["index"]
+        self.o = self.it.get_output_details()[0]["index"]
+        self.labels = self.meta["labels"]
+        self.L = self.meta["window_length"]
+        self.fps = self.meta["frame_rate"]
+        self.stride = self.meta["stride"]
+
+    def probs(self, raw_windows):
+        """raw_windows: (N, L, 17, 3) pixels+score -> (N, C) probabilities."""
+        Z = NZ.normalize_windows(raw_windows)
+        out = np.zeros((len(Z), len(self.labels)), np.float32)
+        for n, z in enumerate(Z):
+            self.it.set_tensor(self.i, z[None]); self.it.invoke()
+            out[n] = self.it.get_tensor(self.o)[0]
+        return out
+
+
+def confusion(labels, y, p):
+    C = np.zeros((len(labels), len(labels)), int)
+    for a, b in zip(y, p):
+        C[a, b] += 1
+    return C
+
+
+def print_cm(title, labels, y, p):
+    y, p = np.asarray(y), np.asarray(p)
+    acc = float(np.mean(y == p)) if len(y) else float("nan")
+    print(f"\n== {title}: accuracy {acc*100:.1f}% ({int(np.sum(y == p))}/{len(y)})")
+    C = confusion(labels, y, p)
+    short = [l[:8] for l in labels]
+    print("truth \\ pred  " + " ".join(f"{s:>8}" for s in short) + "   recall")
+    for i, l in enumerate(labels):
+        n = C[i].sum()
+        if n == 0:
+            continue
+        print(f"{l:>13} " + " ".join(f"{v:8d}" for v in C[i]) + f"   {C[i, i] / n * 100:5.1f}%")
+    return acc
+
+
+def windows_over(k, L, stride, pad="loop"):
+    """all windows of a (T,17,3) sequence at the given stride; sequences shorter than L become one
+    window: pad='loop' repeats the clip cyclically, pad='zero' puts it at the end after empty poses."""
+    T = len(k)
+    if T >= L:
+        return np.stack([k[s:s + L] for s in range(0, T - L + 1, stride)])
+    if pad == "loop":
+        return k[np.arange(L) % T][None]
+    w = np.zeros((1, L, 17, 3), np.float32)
+    w[0, L - T:] = k
+    return w
+
+
+def section_a(clf, seed, clips):
+    sys.path.insert(0, HERE)
+    from posegen.dataset import make_windows
+    rng = np.random.default_rng(seed)
+    X, y, _ = make_windows(rng, clips, clf.L, clf.fps, per_clip=3)
+    p = clf.probs(X).argmax(1)
+    return print_cm(f"(a) held-out generated windows (seed {seed}, {clips} clips)", clf.labels, y, p)
+
+
+def load_penn():
+    rows = list(csv.DictReader(open(os.path.join(PENN, "index.csv"))))
+    for r in rows:
+        k = np.load(os.path.join(PENN, r["action"], r["id"] + ".npy")).astype(np.float32)
+        k = k.copy()
+        k[..., 2] = np.where(k[..., 2] > 0, PENN_VISIBLE_SCORE, 0.0)
+        step = PENN_FPS / 15.0
+        idx = np.round(np.arange(0, len(k) / step) * step).astype(int)
+        idx = idx[idx < len(k)]
+        yield r, k[idx]
+
+
+def section_b(clf):
+    labels = clf.labels
+    res = {}
+    for pad in ("loop", "zero"):
+        ys, ps, full_y, full_p, clip_y, clip_p = [], [], [], [], [], []
+        per_action = Counter(); per_action_ok = Counter()
+        for r, k in load_penn():
+            lab = labels.index(PENN_MAP.get(r["action"], "other"))
+            W = windows_over(k, clf.L, clf.stride, pad)
+            pr = clf.probs(W)
+            p = pr.argmax(1)
+            ys += [lab] * len(p); ps += list(p)
+            if len(k) >= clf.L:
+                full_y += [lab] * len(p); full_p += list(p)
+            clip_y.append(lab); clip_p.append(int(pr.mean(0).argmax()))
+            per_action[r["action"]] += len(p); per_action_ok[r["action"]] += int(np.sum(p == lab))
+        acc = print_cm(f"(b) Penn Action windows, clips shorter than the window padded by '{pad}'", labels, ys, ps)
+        print("per Penn class:", ", ".join(f"{a} {per_action_ok[a]/per_action[a]*100:.1f}%" for a in sorted(per_action)))
+        if pad == "loop":
+            print_cm("(b') Penn windows from clips at least one window long (no padding)", labels, full_y, full_p)
+            print_cm("(b'') Penn per clip (mean probability over the clip's windows)", labels, clip_y, clip_p)
+        res[pad] = acc
+    return res
+
+
+def section_c(clf, kpdir):
+    labels = clf.labels
+    meta = json.load(open(os.path.join(kpdir, "frames.json")))
+    rows = list(csv.DictReader(open(os.path.join(VIDEOS, "labels.csv"))))
+    span_y, span_p, wy, wp, out_pred = [], [], [], [], Counter()
+    print("\n(c) per labelled span: file, label, span, windows, majority, window votes")
+    for r in rows:
+        m = meta[r["file"]]
+        k = np.load(os.path.join(kpdir, m["npy"])).astype(np.float32)
+        fps = m["fps"]
+        T = len(k)
+        a = float(r["active_from_s"]) if r["active_from_s"] else 0.0
+        b = float(r["active_to_s"]) if r["active_to_s"] else T / fps
+        lab = labels.index(r["label"])
+        starts = np.arange(0, max(T - clf.L + 1, 0), clf.stride)
+        mid = (starts + (clf.L - 1) / 2) / fps
+        sel = starts[(mid >= a) & (mid <= b)]
+        if len(sel):
+            W = np.stack([k[s:s + clf.L] for s in sel])
+        else:
+            f0, f1 = int(np.ceil(a * fps)), min(T, int(np.floor(b * fps)) + 1)
+            W = windows_over(k[f0:f1], clf.L, clf.stride, "loop")
+        pr = clf.probs(W)
+        p = pr.argmax(1)
+        votes = Counter(p.tolist())
+        best = max(votes.items(), key=lambda kv: (kv[1], pr[p == kv[0]].sum()))[0]
+        span_y.append(lab); span_p.append(best)
+        wy += [lab] * len(p); wp += list(p)
+        # outside the span (title cards, idle): what does it say there?
+        outside = starts[(mid < a - 1.0) | (mid > b + 1.0)]
+        if len(outside):
+            po = clf.probs(np.stack([k[s:s + clf.L] for s in outside])).argmax(1)
+            out_pred.update(labels[i] for i in po)
+        ok = "ok " if best == lab else "BAD"
+        print(f"  {ok} {r['file']:<32} {r['label']:<13} {a:5.1f}-{b:5.1f}s n={len(p):3d} -> {labels[best]:<13} "
+              + ", ".join(f"{labels[i]}:{c}" for i, c in votes.most_common()))
+    acc = print_cm("(c) dev videos: majority label per labelled span", labels, span_y, span_p)
+    print_cm("(c') dev videos: windows inside labelled spans", labels, wy, wp)
+    print("(c'') windows well outside the spans (title cards, idle; 'other' is right):", dict(out_pred))
+    return acc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default=os.path.join(HERE, "action_classifier.tflite"))
+    ap.add_argument("--sections", default="abc")
+    ap.add_argument("--gen-seed", type=int, default=777001)
+    ap.add_argument("--gen-clips", type=int, default=1500)
+    ap.add_argument("--video-kp", default="/tmp/posewatch_video_kp")
+    a = ap.parse_args()
+    clf = Classifier(a.model)
+    print("model", a.model, os.path.getsize(a.model), "bytes; labels", clf.labels, "fps", clf.fps,
+          "window", clf.L, "stride", clf.stride)
+    summary = {}
+    if "a" in a.sections:
+        summary["a_generated_window_acc"] = section_a(clf, a.gen_seed, a.gen_clips)
+    if "b" in a.sections:
+        if os.path.isdir(PENN):
+            summary["b_penn_window_acc"] = section_b(clf)
+        else:
+            print("(b) skipped: no", PENN)
+    if "c" in a.sections:
+        if os.path.exists(os.path.join(a.video_kp, "frames.json")):
+            summary["c_video_span_acc"] = section_c(clf, a.video_kp)
+        else:
+            print("(c) skipped: run training/extract_video_keypoints.py first")
+    print("\nSUMMARY", json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()

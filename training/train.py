@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""posewatch action classifier recipe: generate -> normalise -> train -> int8 TFLite + metadata.
+
+    python training/train.py [--seed N] [--clips N] [--out training/action_classifier.tflite]
+"""
+import argparse, hashlib, json, os, sys, time
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_DETERMINISTIC_OPS", "1")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import numpy as np
+from config import FPS, WINDOW, STRIDE, SEED, JOINTS, LABELS
+from posegen.dataset import make_windows
+import normalize as NZ
+import tflite_metadata as TM
+
+
+def gen(seed, clips, per_clip=4):
+    rng = np.random.default_rng(seed)
+    X, y, _ = make_windows(rng, clips, WINDOW, FPS, per_clip=per_clip)
+    return NZ.normalize_windows(X), y
+
+
+def build_model(tf):
+    k = tf.keras
+    inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
+    x = k.layers.Conv1D(48, 5, padding="same", activation="relu")(inp)
+    x = k.layers.Conv1D(64, 5, padding="same", activation="relu")(x)
+    x = k.layers.MaxPooling1D(2)(x)
+    x = k.layers.Conv1D(96, 3, padding="same", activation="relu")(x)
+    x = k.layers.MaxPooling1D(2)(x)
+    x = k.layers.Conv1D(96, 3, padding="same", activation="relu")(x)
+    x = k.layers.GlobalAveragePooling1D()(x)
+    x = k.layers.Dropout(0.3)(x)
+    x = k.layers.Dense(64, activation="relu")(x)
+    x = k.layers.Dense(len(LABELS))(x)
+    out = k.layers.Softmax(name="probs")(x)
+    return k.Model(inp, out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--clips", type=int, default=20000)
+    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--out", default=os.path.join(HERE, "action_classifier.tflite"))
+    a = ap.parse_args()
+    t0 = time.time()
+    import tensorflow as tf
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf.keras.utils.set_random_seed(a.seed)
+    tf.config.experimental.enable_op_determinism()
+
+    Xtr, ytr = gen(a.seed, a.clips)
+    Xva, yva = gen(a.seed + 1, max(500, a.clips // 10))
+    print(f"generated train {Xtr.shape} {np.bincount(ytr)} val {Xva.shape} in {time.time()-t0:.0f}s "
+          f"sha256(train)={hashlib.sha256(Xtr.tobytes()).hexdigest()[:16]}", flush=True)
+    model = build_model(tf)
+    model.summary(print_fn=lambda s: None)
+    cw = len(ytr) / (len(LABELS) * np.bincount(ytr, minlength=len(LABELS)))
+    steps = int(np.ceil(len(ytr) / 256)) * a.epochs
+    lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
+    model.compile(tf.keras.optimizers.Adam(lr), tf.keras.losses.SparseCategoricalCrossentropy(),
+                  metrics=["accuracy"])
+    model.fit(Xtr, ytr, batch_size=256, epochs=a.epochs, shuffle=True, verbose=2,
+              validation_data=(Xva, yva), class_weight={i: float(c) for i, c in enumerate(cw)})
+    t_train = time.time() - t0
+    # ---- int8 export: float32 in/out, QUANTIZE/DEQUANTIZE at the edges, int8 inside
+    rep_rng = np.random.default_rng(a.seed + 7)
+    rep = Xtr[rep_rng.choice(len(Xtr), 500, replace=False)]
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.representative_dataset = lambda: ([r[None]] for r in rep)
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    conv.inference_input_type = tf.float32
+    conv.inference_output_type = tf.float32
+    raw = conv.convert()
+    from ai_edge_litert.interpreter import Interpreter
+    it = Interpreter(model_content=raw)
+    it.allocate_tensors()
+    # quantization of the int8 tensor right after the input QUANTIZE op
+    qin = qout = None
+    for d in it.get_tensor_details():
+        if d["dtype"] == np.int8 and qin is None and d["shape"].tolist() == [1, WINDOW, 3 * NZ.NJ]:
+            qin = d["quantization"]
+        if d["dtype"] == np.int8 and d["shape"].tolist() == [1, len(LABELS)]:
+            qout = d["quantization"]
+    meta = {
+        "name": TM.NAME, "schema_version": 1,
+        "labels": LABELS, "frame_rate": FPS, "window_length": WINDOW, "stride": STRIDE,
+        "joints": [JOINTS[i] for i in NZ.USED],
+        "joints_coco17_indices": NZ.USED,
+        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 3 * NZ.NJ],
+                  "layout": f"[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*{3 * NZ.NJ} + j*3 + c",
+                  "int8_quantization": {"scale": float(qin[0]), "zero_point": int(qin[1])} if qin else None,
+                  "note": "float32 in; the model's first op QUANTIZEs to int8 with these parameters"},
+        "output": {"dtype": "float32", "shape": [1, len(LABELS)], "meaning": "softmax probabilities in 'labels' order",
+                   "int8_quantization": {"scale": float(qout[0]), "zero_point": int(qout[1])} if qout else None},
+        "normalization": NZ.params(),
+        "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
+        "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
+        "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
+                     "data": "synthetic only (training/posegen)"},
+    }
+    blob = TM.add_metadata(raw, meta)
+    with open(a.out, "wb") as f:
+        f.write(blob)
+    # verify: LiteRT loads it, metadata reads back, same outputs as before the edit
+    it2 = Interpreter(model_path=a.out)
+    it2.allocate_tensors()
+    back = TM.read_metadata(open(a.out, "rb").read())
+    assert back == json.loads(json.dumps(meta)), "metadata mismatch"
+    xi = Xva[:64]
+    o1, o2 = [], []
+    for interp, acc in ((it, o1), (it2, o2)):
+        i, o = interp.get_input_details()[0]["index"], interp.get_output_details()[0]["index"]
+        for r in xi:
+            interp.set_tensor(i, r[None]); interp.invoke(); acc.append(interp.get_tensor(o)[0].copy())
+    assert np.array_equal(np.array(o1), np.array(o2)), "outputs changed by the metadata edit"
+    ops = TM.op_list(blob)
+    from collections import Counter
+    print("ops:", dict(Counter(ops)))
+    print("file:", a.out, len(blob), "bytes sha256", hashlib.sha256(blob).hexdigest())
+    print(f"wall: train {t_train:.0f}s total {time.time()-t0:.0f}s")
+    print("metadata:", json.dumps(meta))
+
+
+if __name__ == "__main__":
+    main()

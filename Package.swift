@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"]),
-        .testTarget(name: "ActionsTests", dependencies: ["Actions"]),
+        .testTarget(name: "ActionsTests", dependencies: ["Actions", "JSONFormat"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "InferenceCore", "JSONFormat", "PoseEstimation"]),

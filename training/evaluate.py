@@ -2,7 +2,7 @@
 """Evaluate the int8 action classifier (LiteRT, exactly the shipped .tflite) on
  (a) held-out generated data, (b) Penn Action COCO-17 keypoints, (c) the dev videos' MoveNet keypoints.
 
-    python training/evaluate.py [--model training/action_classifier.tflite] [--sections abc]
+    python training/evaluate.py [--model Sources/CActionModel/action_classifier.tflite] [--sections abc]
 (c) needs keypoints from training/extract_video_keypoints.py (dev only; default /tmp/posewatch_video_kp).
 Nothing here trains; ../shared/data is only measured.
 """
@@ -170,7 +170,7 @@ def section_c(clf, kpdir):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default=os.path.join(HERE, "action_classifier.tflite"))
+    ap.add_argument("--model", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     ap.add_argument("--sections", default="abc")
     ap.add_argument("--gen-seed", type=int, default=777001)
     ap.add_argument("--gen-clips", type=int, default=1500)

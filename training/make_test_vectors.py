@@ -2,7 +2,7 @@
 """Write testdata/classifier_vectors.json for the Swift port: raw windows (generated, seed-fixed;
 plus edge cases), the pw-norm-v1 output (float32, exact) and LiteRT's output of the committed model.
 
-    python training/make_test_vectors.py [--model training/action_classifier.tflite]
+    python training/make_test_vectors.py [--model Sources/CActionModel/action_classifier.tflite]
 """
 import argparse, json, os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -14,7 +14,7 @@ from posegen.dataset import make_clip, LABELS
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", default=os.path.join(HERE, "action_classifier.tflite"))
+    ap.add_argument("--model", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     ap.add_argument("--out", default=os.path.join(HERE, "testdata", "classifier_vectors.json"))
     a = ap.parse_args()
     rng = np.random.default_rng(4242)
@@ -32,10 +32,15 @@ def main():
     k[:20] = 0.0
     cases.append(("first 20 slots empty", k))
     cases.append(("empty window", np.zeros((30, 17, 3), np.float32)))
-    from ai_edge_litert.interpreter import Interpreter
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
     it = Interpreter(model_path=a.model, num_threads=1)
     it.allocate_tensors()
     i, o = it.get_input_details()[0]["index"], it.get_output_details()[0]["index"]
+    # LiteRT's reference kernels are posewatch's oracle: its optimised kernels round some int8
+    # steps differently (up to 0.13 apart on these windows), so both are recorded.
+    ref = Interpreter(model_path=a.model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    ref.allocate_tensors()
+    ri, ro = ref.get_input_details()[0]["index"], ref.get_output_details()[0]["index"]
     out = []
     for name, k in cases:
         k = k.astype(np.float32)
@@ -43,9 +48,12 @@ def main():
         assert np.array_equal(z.view(np.uint32), NZ.normalize_window_scalar(k).view(np.uint32))
         it.set_tensor(i, z.reshape(1, 30, -1)); it.invoke()
         p = it.get_tensor(o)[0]
+        ref.set_tensor(ri, z.reshape(1, 30, -1)); ref.invoke()
+        r = ref.get_tensor(ro)[0]
         out.append({"name": name, "raw_T17x3": [float(v) for v in k.ravel()],
                     "normalized": [float(v) for v in z.ravel()],
-                    "litert_probs": [float(v) for v in p]})
+                    "litert_probs": [float(v) for v in p],
+                    "litert_reference_probs": [float(v) for v in r]})
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     json.dump({"spec": NZ.SPEC_ID, "labels": LABELS, "window_length": 30, "note":
                "floats are the exact float32 values written as decimal; raw is [t][coco17 joint][x,y,score]",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """posewatch action classifier recipe: generate -> normalise -> train -> int8 TFLite + metadata.
 
-    python training/train.py [--seed N] [--clips N] [--out training/action_classifier.tflite]
+    python training/train.py [--seed N] [--clips N] [--out Sources/CActionModel/action_classifier.tflite]
 """
 import argparse, hashlib, json, os, sys, time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -44,7 +44,8 @@ def main():
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
-    ap.add_argument("--out", default=os.path.join(HERE, "action_classifier.tflite"))
+    # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
     t0 = time.time()
     import tensorflow as tf

@@ -1,0 +1,81 @@
+import Testing
+import Glibc
+import JSONFormat
+import PoseEstimation
+@testable import Actions
+
+/// The Swift side against the training recipe's own vectors (training/testdata/classifier_vectors.json,
+/// made by training/make_test_vectors.py from generated windows): the normalisation must match
+/// `pw-norm-v1` bit for bit, and the built-in classifier on posewatch's core must give LiteRT's
+/// probabilities.
+@Suite struct ClassifierVectorTests {
+    struct Case {
+        var name: String
+        var raw: [Float]
+        var normalized: [Float]
+        var probabilities: [Float]
+        var referenceProbabilities: [Float]
+    }
+
+    static func cases() throws -> [Case] {
+        let root = String(#filePath).split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
+        let path = root + "/training/testdata/classifier_vectors.json"
+        guard let file = fopen(path, "rb") else { throw VectorError(description: "cannot open \(path)") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        let json = try JSONValue.parse(bytes: bytes)
+        func floats(_ value: JSONValue?) -> [Float] { value?.arrayValue?.compactMap { $0.doubleValue.map(Float.init) } ?? [] }
+        return (json["cases"]?.arrayValue ?? []).map { entry in
+            Case(name: entry["name"]?.stringValue ?? "?", raw: floats(entry["raw_T17x3"]),
+                 normalized: floats(entry["normalized"]), probabilities: floats(entry["litert_probs"]),
+                 referenceProbabilities: floats(entry["litert_reference_probs"]))
+        }
+    }
+
+    struct VectorError: Error, CustomStringConvertible { var description: String }
+
+    static func window(_ raw: [Float], length: Int) -> PoseWindow {
+        var window = PoseWindow(length: length, framesPerSecond: 15)
+        for slot in 0..<length {
+            let values = raw[(slot * 51)..<(slot * 51 + 51)]
+            let pose = values.allSatisfy { $0 == 0 } ? nil : Pose(keypoints: (0..<17).map {
+                Keypoint(x: values[values.startIndex + $0 * 3], y: values[values.startIndex + $0 * 3 + 1], score: values[values.startIndex + $0 * 3 + 2])
+            })
+            window.add(pose, at: Double(slot) / 15)
+        }
+        return window
+    }
+
+    @Test func theSwiftNormalisationMatchesTheRecipeBitForBit() throws {
+        let classifier = try ActionClassifier.embedded()
+        let cases = try Self.cases()
+        #expect(cases.count >= 8)
+        for vector in cases {
+            let window = Self.window(vector.raw, length: classifier.metadata.windowLength)
+            var output = [Float](repeating: .nan, count: vector.normalized.count)
+            output.withUnsafeMutableBufferPointer { classifier.metadata.normalization.normalize(window, into: $0) }
+            let mismatches = zip(output, vector.normalized).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "\(vector.name): \(mismatches) of \(output.count) values differ")
+        }
+    }
+
+    @Test func theBuiltInClassifierOnOurCoreGivesLiteRTsReferenceProbabilitiesExactly() throws {
+        let classifier = try ActionClassifier.embedded()
+        var sameAsOptimised = 0, total = 0
+        for vector in try Self.cases() {
+            let window = Self.window(vector.raw, length: classifier.metadata.windowLength)
+            let probabilities = Array(classifier.classify(window))
+            #expect(probabilities == vector.referenceProbabilities, "\(vector.name): \(probabilities) vs \(vector.referenceProbabilities)")
+            sameAsOptimised += zip(probabilities, vector.probabilities).filter { $0 == $1 }.count
+            total += probabilities.count
+        }
+        // LiteRT's optimised kernels are not the oracle: they round some int8 steps differently.
+        print("classifier outputs equal to LiteRT's optimised kernels too: \(sameAsOptimised) of \(total)")
+    }
+}

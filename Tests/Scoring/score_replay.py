@@ -13,8 +13,8 @@ Two modes, both driving the real `posewatch replay` binary and reading its JSONL
                  compared with the labelled count: MAE = mean |pred - gt| / gt, OBO = share with
                  |pred - gt| <= 1, and "within tolerance" with the CSV's tolerance.
   keypoints  Penn Action COCO-17 keypoints (index.csv + <action>/<id>.npy, (x, y, visible) in pixels).
-             Each file is written as replay input (x, y, score) with score = 0.9 for visible joints,
-             0.4 for annotated-but-occluded joints and 0 for missing ones, replayed at --fps with the
+             Each file is written as replay input (x, y, score) with score = 0.9 for visible joints and
+             0 for occluded or missing ones (as training/evaluate.py does), replayed at --fps with the
              clip's frame size, and scored per decision (window accuracy) and per clip (majority).
 
 Prints per-clip rows, per-class confusion, and the summary figures. Needs Python 3, ffmpeg (videos)
@@ -146,8 +146,7 @@ def score_keypoints(args):
             truth = PENN_TO_LABEL.get(row["action"], "other")
             source = os.path.join(args.root, row["action"], row["id"] + ".npy")
             points = np.load(source).astype(np.float32)
-            present = (points[:, :, 0] != 0) | (points[:, :, 1] != 0)
-            scores = np.where(points[:, :, 2] > 0, 0.9, np.where(present, 0.4, 0.0)).astype(np.float32)
+            scores = np.where(points[:, :, 2] > 0, 0.9, 0.0).astype(np.float32)
             converted = np.concatenate([points[:, :, :2], scores[:, :, None]], axis=2)
             target = os.path.join(scratch, row["id"] + ".npy")
             np.save(target, converted)

@@ -11,6 +11,7 @@
 #   .ci/check-trixie.sh --arch arm64    # arm64 root under qemu-user (what .ci/check-arm64.sh runs)
 #   .ci/check-trixie.sh --rebuild-root  # throw the cached root away and debootstrap again
 #   .ci/check-trixie.sh --source DIR    # check another checkout (default: the one holding this script)
+#   .ci/check-trixie.sh --incremental   # keep the previous run's .build (faster; default builds clean)
 #
 # Environment:
 #   POSEWATCH_CI_CACHE  where roots and logs live (default /var/cache/posewatch-ci; never the repo)
@@ -24,12 +25,14 @@ set -euo pipefail
 ARCH=amd64
 REBUILD_ROOT=0
 SOURCE=
+INCREMENTAL=0
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) ARCH=${2:?--arch needs amd64 or arm64}; shift 2 ;;
     --arch=*) ARCH=${1#--arch=}; shift ;;
     --rebuild-root) REBUILD_ROOT=1; shift ;;
     --source) SOURCE=${2:?--source needs a directory}; shift 2 ;;
+    --incremental) INCREMENTAL=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "check-trixie: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -59,6 +62,8 @@ fail() {
 
 [ "$(id -u)" = 0 ] || { echo "$TAG: run as root (debootstrap, chroot and mounts need it)" >&2; exit 2; }
 mkdir -p "$CACHE" "$LOGDIR"
+# Keep the newest 30 logs; each run writes one (plus its doctor output).
+{ ls -1t "$LOGDIR"/check-*.log 2>/dev/null || true; } | tail -n +31 | while read -r old; do rm -f "$old" "$old.doctor"; done
 : > "$LOG"
 
 # One run per root at a time: two runs sharing a root would overwrite each other's source copy.
@@ -155,8 +160,12 @@ fi
 
 # --- a clean copy of the checkout -----------------------------------------------------------
 # Tracked and new (not ignored) files, as they are in the work tree, uncommitted edits included;
-# no .build, no Package.resolved, no .git. Copied fresh every run, so every run builds from scratch.
+# no .build, no Package.resolved, no .git. Copied fresh every run, so every run builds from scratch,
+# unless --incremental keeps the last run's .build (tar keeps mtimes, so SwiftPM rebuilds only what
+# changed; worth it under emulation, where a clean arm64 build takes ~20 minutes).
 SRC=/src/posewatch
+rm -rf "$ROOT/src/.build-kept"
+[ "$INCREMENTAL" = 1 ] && [ -d "$ROOT$SRC/.build" ] && mv "$ROOT$SRC/.build" "$ROOT/src/.build-kept"
 rm -rf "$ROOT$SRC"; mkdir -p "$ROOT$SRC"
 if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
   git -C "$REPO" ls-files -z -co --exclude-standard \
@@ -166,7 +175,8 @@ else
     | tar -C "$ROOT$SRC" -xf -
 fi
 rm -f "$ROOT$SRC/Package.resolved"
-say "source: $REPO ($(git -C "$REPO" describe --always --dirty 2>/dev/null || echo 'not a git checkout')) -> $ROOT$SRC"
+[ -d "$ROOT/src/.build-kept" ] && mv "$ROOT/src/.build-kept" "$ROOT$SRC/.build"
+say "source: $REPO ($(git -C "$REPO" describe --always --dirty 2>/dev/null || echo 'not a git checkout')) -> $ROOT$SRC$([ -d "$ROOT$SRC/.build" ] && echo ', keeping .build')"
 
 # --- build, test, doctor --------------------------------------------------------------------
 SWIFT_VERSION=$(in_root swift --version 2>&1 | grep -m1 -o 'Swift version [^ ]*' || true)
@@ -174,16 +184,19 @@ GPIOD_VERSION=$(in_root pkg-config --modversion libgpiod 2>/dev/null || true)
 say "toolchain: ${SWIFT_VERSION:-swift not found}; libgpiod $GPIOD_VERSION; libv4l2 $(in_root pkg-config --modversion libv4l2 2>/dev/null || true)"
 [ -n "$SWIFT_VERSION" ] || fail "no swift in the root"
 
+# Everything (products and test targets) is compiled once, in `swift build --build-tests`; `swift
+# test --skip-build` then only runs. A plain `swift build` first would compile every module twice
+# (without and with testability), which costs minutes under emulation.
 B0=$(date +%s)
-say "swift build"
-in_root sh -c "cd $SRC && swift build" >> "$LOG" 2>&1 || fail "swift build failed"
+say "swift build --build-tests"
+in_root sh -c "cd $SRC && swift build --build-tests" >> "$LOG" 2>&1 || fail "swift build failed"
 BUILD_S=$(( $(date +%s) - B0 ))
 say "swift build ok (${BUILD_S}s)"
 
 B0=$(date +%s)
-say "swift test"
+say "swift test --skip-build"
 set +e
-in_root sh -c "cd $SRC && swift test" 2>&1 | tee -a "$LOG" | grep -E --line-buffered \
+in_root sh -c "cd $SRC && swift test --skip-build" 2>&1 | tee -a "$LOG" | grep -E --line-buffered \
   'Test run|Executed [0-9]+ test|error:|✘|Fatal error'
 TEST_RC=${PIPESTATUS[0]}
 set -e

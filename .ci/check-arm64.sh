@@ -10,7 +10,7 @@
 # How emulation is wired up (done by check-trixie.sh --arch arm64):
 #   - qemu-user-static is installed from Debian if missing;
 #   - binfmt_misc is mounted at /proc/sys/fs/binfmt_misc if it is not, and Debian's
-#     /usr/lib/binfmt.d/qemu-aarch64.conf entry is registered (flags OCPF: "F" makes the kernel
+#     /usr/lib/binfmt.d/qemu-aarch64.conf entry is registered (flags OPF: "F" makes the kernel
 #     open the static qemu at registration, so it works inside the chroot with no qemu copied in).
 #     Running one program with an explicit `qemu-aarch64-static` is not enough: swift, clang, ld,
 #     git and dpkg's scripts start further arm64 programs, and only binfmt_misc catches those.

@@ -134,10 +134,14 @@ in_root() {
 STAMP=.posewatch-ci-root   # written last: a root without it is incomplete and gets rebuilt
 if [ "$REBUILD_ROOT" = 1 ] || [ ! -f "$ROOT/$STAMP" ]; then
   # Build into $ROOT.new and rename at the end, so an interrupted debootstrap never leaves a
-  # half-made root that a later run would trust. No mounts ever live on the host, so rm is safe.
+  # half-made root that a later run would trust. No mounts ever live on the host (debootstrap and
+  # in_root run in their own mount namespaces), so rm -rf cannot reach into /proc, /dev or /sys.
   rm -rf "$ROOT.new"
   say "debootstrap $SUITE $ARCH from $MIRROR into $ROOT.new (log: $LOG)"
-  debootstrap --variant=minbase --arch="$ARCH" --include=ca-certificates \
+  # In its own mount namespace, so the /proc and /sys debootstrap mounts in the target vanish
+  # with it even if it is killed half-way.
+  unshare --mount --propagation private -- \
+    debootstrap --variant=minbase --arch="$ARCH" --include=ca-certificates \
     --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
     "$SUITE" "$ROOT.new" "$MIRROR" >> "$LOG" 2>&1 || fail "debootstrap failed"
   # Keep daemons in packages from starting inside the chroot.
@@ -146,6 +150,7 @@ if [ "$REBUILD_ROOT" = 1 ] || [ ! -f "$ROOT/$STAMP" ]; then
   say "debootstrap done ($(du -sh "$ROOT" | cut -f1))"
 fi
 # Install (or top up) the build dependencies; skipped when the root already has this exact list.
+# The root is not upgraded between runs (runs stay comparable); --rebuild-root takes today's trixie.
 if [ "$(cat "$ROOT/$STAMP" 2>/dev/null)" != "$PACKAGES" ]; then
   say "apt-get install $PACKAGES"
   in_root sh -c "apt-get update -qq && apt-get install -y -q --no-install-recommends $PACKAGES && apt-get clean" \
@@ -153,7 +158,7 @@ if [ "$(cat "$ROOT/$STAMP" 2>/dev/null)" != "$PACKAGES" ]; then
   # SwiftPM fetches https://github.com/... dependencies; point git at the local mirror instead,
   # exactly as this machine's /etc/gitconfig does.
   in_root sh -c "git config --system url./opt/swift-packages/.insteadOf https://github.com/ &&
-                 git config --system --add safe.directory '*'" >> "$LOG" 2>&1 \
+                 git config --system safe.directory '*'" >> "$LOG" 2>&1 \
     || fail "git config in the root failed"
   echo "$PACKAGES" > "$ROOT/$STAMP"
 fi

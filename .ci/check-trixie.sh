@@ -62,13 +62,13 @@ fail() {
 
 [ "$(id -u)" = 0 ] || { echo "$TAG: run as root (debootstrap, chroot and mounts need it)" >&2; exit 2; }
 mkdir -p "$CACHE" "$LOGDIR"
-# Keep the newest 30 logs; each run writes one (plus its doctor output).
-{ ls -1t "$LOGDIR"/check-*.log 2>/dev/null || true; } | tail -n +31 | while read -r old; do rm -f "$old" "$old.doctor"; done
 : > "$LOG"
 
 # One run per root at a time: two runs sharing a root would overwrite each other's source copy.
 exec 9> "$CACHE/$SUITE-$ARCH.lock"
 flock -n 9 || { say "another run holds $CACHE/$SUITE-$ARCH.lock; waiting for it"; flock 9; }
+# Keep the newest 30 logs; each run writes one (plus its doctor output).
+{ ls -1t "$LOGDIR"/check-*.log 2>/dev/null || true; } | tail -n +31 | while read -r old; do rm -f "$old" "$old.doctor"; done
 
 # --- host tools --------------------------------------------------------------------------
 # debootstrap builds the root; qemu-user-static runs arm64 binaries on an x86-64 host.

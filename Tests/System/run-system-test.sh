@@ -226,7 +226,8 @@ kernel() {
 # ------------------------------------------------------------------------------------ userland
 # debootstrap --variant=minbase plus what an owner's board has (systemd, udev, dbus) and what the
 # guest checks use (v4l-utils, gpiod, jq, procps). The libraries posewatch links come from its
-# Depends: dpkg -i in the VM cannot fetch anything (no network), so they are pre-installed here.
+# Depends: dpkg -i in the VM cannot fetch anything (no network), so they are pre-installed here
+# (libjpeg62-turbo comes with libv4lconvert0).
 root_pkgs="systemd-sysv,udev,dbus,kmod,procps,v4l-utils,gpiod,jq,libv4l-0,libv4lconvert0,init-system-helpers"
 rootfs_cpio=""
 rootfs() {
@@ -306,7 +307,7 @@ boot() {
         -serial "file:$work/console.log")
     [ "$arch" = amd64 ] && q+=(-serial "file:$work/artifacts.log")
     q+=(-kernel "$kdir/vmlinuz" -initrd "$work/initrd.cpio"
-        -append "console=$cons panic=-1 loglevel=3 rdinit=/sbin/init systemd.show_status=0 systemd.log_level=warning SYSTEMD_SULOGIN_FORCE=1")
+        -append "console=$cons panic=-1 loglevel=3 rdinit=/sbin/init systemd.show_status=0 systemd.log_level=warning")
     printf '%q ' "${q[@]}" > "$work/qemu.cmd"; echo >> "$work/qemu.cmd"
     log "booting $suite $arch ($kver) under TCG, limit ${qemu_timeout}s"
     : > "$work/console.log"

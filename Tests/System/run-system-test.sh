@@ -65,6 +65,7 @@ phase() {  # phase NAME CMD...: runs CMD, records its wall time for the summary
     log "$name done in ${phase_seconds[$name]}s"
 }
 
+main() {
 [ "$(id -u)" = 0 ] || { echo "run-system-test.sh: needs root (debootstrap, module build, cpio owners)" >&2; exit 2; }
 mkdir -p "$cache"
 # One system test at a time on this machine: the cores are shared and TCG is slow.
@@ -74,14 +75,21 @@ flock -w 1800 9 || { echo "run-system-test.sh: another system test holds $cache/
 work=$cache/run
 rm -rf "$work"; mkdir -p "$work"
 qemu_pid="" tail_pid=""
+# debootstrap mounts /proc (and more) inside the root it makes; an interrupted run leaves them.
+unmount_under() {
+    local m
+    for m in $(awk -v d="$1" 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r); do umount -l "$m" || true; done
+}
 cleanup() {
-    # Never leave a VM or a log follower behind, whatever happened.
+    # Never leave a VM, a log follower or a mount behind, whatever happened.
     [ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null || true
     [ -n "$tail_pid" ] && kill "$tail_pid" 2>/dev/null || true
+    unmount_under "$cache/rootfs.tmp"
     rm -rf "$work/overlay" "$work/initrd.cpio"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+}
 
 # ------------------------------------------------------------------------------------ host tools
 host_tools() {
@@ -231,24 +239,26 @@ kernel() {
 root_pkgs="systemd-sysv,udev,dbus,kmod,procps,v4l-utils,gpiod,jq,libv4l-0,libv4lconvert0,init-system-helpers"
 rootfs_cpio=""
 rootfs() {
+    local pkgs=$root_pkgs
     case "$suite" in
-        bookworm) root_pkgs="$root_pkgs,libgpiod2" ;;
-        trixie) root_pkgs="$root_pkgs,libgpiod3" ;;
+        bookworm) pkgs="$pkgs,libgpiod2" ;;
+        trixie) pkgs="$pkgs,libgpiod3" ;;
     esac
     # The cache key covers everything that goes into the image, so a change rebuilds it.
     local key
     # Bump rootfs_recipe when the steps below change.
     local rootfs_recipe=1
-    key=$(printf '%s\n' "$suite" "$arch" "$root_pkgs" "$kver" "$rootfs_recipe" | sha256sum | cut -c1-12)
+    key=$(printf '%s\n' "$suite" "$arch" "$pkgs" "$kver" "$rootfs_recipe" | sha256sum | cut -c1-12)
     rootfs_cpio=$cache/rootfs-$key.cpio
     if [ -f "$rootfs_cpio" ]; then log "userland: cached ($(basename "$rootfs_cpio"))"; return; fi
     local r=$cache/rootfs.tmp
-    rm -rf "$r"
-    log "debootstrap $suite $arch minbase + $root_pkgs"
+    unmount_under "$r"; rm -rf "$r"
+    log "debootstrap $suite $arch minbase + $pkgs"
     local extra=()
     [ "$arch" != "$(dpkg --print-architecture)" ] && extra=(--arch="$arch")
-    timeout 900 debootstrap "${extra[@]}" --variant=minbase --include="$root_pkgs" "$suite" "$r" "$mirror" \
+    timeout 900 debootstrap "${extra[@]}" --variant=minbase --include="$pkgs" "$suite" "$r" "$mirror" \
         > "$cache/debootstrap.log" 2>&1 || { tail -20 "$cache/debootstrap.log"; echo "FAIL: debootstrap" >&2; exit 1; }
+    unmount_under "$r"
     # Smaller initramfs: no docs, manuals, locales or apt lists.
     rm -rf "$r"/usr/share/{doc,man,locale,info} "$r"/var/cache/apt/*.bin "$r"/var/lib/apt/lists/*
     mkdir -p "$r/lib/modules"
@@ -324,6 +334,7 @@ boot() {
     [ "$rc" = 0 ] || [ "$rc" = 124 ] || { log "qemu exited $rc:"; tail -5 "$work/qemu.out"; }
 }
 
+run_all() {
 log "posewatch system test, $arch, cache $cache"
 phase host-tools host_tools
 [ -n "$prepare_only" ] || phase build build
@@ -351,3 +362,9 @@ summary="SUMMARY arch=$arch kernel=$kver pass=$passes fail=$fails skip=$skips fi
 echo "$summary" | tee "$work/summary.txt"
 echo "logs: $work/console.log (serial), $work/artifacts.log (guest journal), $work/build.log"
 [ "$fails" = 0 ] && [ "$finished" = yes ]
+}
+
+# Everything runs from functions called on the last line: bash has then read the whole file, so
+# editing the script while a run is going cannot derail it.
+main
+run_all

@@ -303,6 +303,9 @@ overlay() {
 }
 
 # ------------------------------------------------------------------------------------ boot
+# The harness's stdout reaches the console through journald, which puts "[ uptime] unit[pid]: "
+# in front of each line; the checks' lines are read without it.
+strip_prefix='s/^\[ *[0-9.]*\] systest-guest\[[0-9]*\]: //'
 boot() {
     local q
     if [ "$arch" = amd64 ]; then
@@ -321,15 +324,17 @@ boot() {
     printf '%q ' "${q[@]}" > "$work/qemu.cmd"; echo >> "$work/qemu.cmd"
     log "booting $suite $arch ($kver) under TCG, limit ${qemu_timeout}s"
     : > "$work/console.log"
-    # Follow the console live so a CI log shows progress even if the VM hangs.
-    tail -n +1 -F "$work/console.log" 2>/dev/null | grep --line-buffered -aE '^(PASS|FAIL|SKIP|INFO):|^=== systest' &
-    tail_pid=$!
     timeout --kill-after=10 "$qemu_timeout" "${q[@]}" < /dev/null > "$work/qemu.out" 2>&1 &
     qemu_pid=$!
+    # Follow the console live so a CI log shows progress even if the VM hangs; tail ends by itself
+    # when the VM (its timeout wrapper) does.
+    tail --pid="$qemu_pid" -s 0.5 -n +1 -F "$work/console.log" 2>/dev/null | sed -u "$strip_prefix" \
+        | grep --line-buffered -aE '^(PASS|FAIL|SKIP|INFO):|^=== systest' &
+    tail_pid=$!
     local rc=0
     wait "$qemu_pid" || rc=$?
     qemu_pid=""
-    sleep 0.5; kill "$tail_pid" 2>/dev/null || true; wait "$tail_pid" 2>/dev/null || true; tail_pid=""
+    wait "$tail_pid" 2>/dev/null || true; tail_pid=""
     [ "$rc" = 124 ] && log "VM killed after ${qemu_timeout}s (timeout)"
     [ "$rc" = 0 ] || [ "$rc" = 124 ] || { log "qemu exited $rc:"; tail -5 "$work/qemu.out"; }
 }
@@ -346,7 +351,7 @@ phase overlay overlay
 phase vm boot
 
 # ------------------------------------------------------------------------------------ verdict
-tr -d '\r' < "$work/console.log" > "$work/console.txt"
+tr -d '\r' < "$work/console.log" | sed "$strip_prefix" > "$work/console.txt"
 passes=$(grep -ac '^PASS:' "$work/console.txt" || true)
 fails=$(grep -ac '^FAIL:' "$work/console.txt" || true)
 skips=$(grep -ac '^SKIP:' "$work/console.txt" || true)

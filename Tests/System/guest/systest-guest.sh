@@ -85,8 +85,10 @@ check "postinst created group gpio" getent group gpio
 check "postinst enabled posewatch.service" systemctl is-enabled posewatch.service
 
 # Does the live loop exist yet? The checks that need it switch on by themselves when it lands.
+# `posewatch run --help` alone is not enough: before `run` exists, ArgumentParser answers it with
+# the top-level help and exit 0. So also require run's own usage line.
 HAVE_RUN=no
-timeout 30 posewatch run --help > /run/run-help.txt 2>&1 && HAVE_RUN=yes
+timeout 30 posewatch run --help > /run/run-help.txt 2>&1 && grep -q 'USAGE: posewatch run' /run/run-help.txt && HAVE_RUN=yes
 info "posewatch run --help: $([ $HAVE_RUN = yes ] && echo present || echo 'not there yet (run checks are SKIP)')"
 
 # postinst starts the service on first install. Give it a moment to get there (or fail).
@@ -121,42 +123,47 @@ else
 fi
 
 # ------------------------------------------------------------------ doctor
-# Checks one doctor JSON report ($1: file, $2: who ran it).
+# Checks one doctor JSON report ($1: file, $2: who ran it). One jq pass turns the report into
+# "area|subject" -> facts separated by \x1f (not a tab: read would merge empty tab-separated fields) (each jq start costs seconds under TCG).
 CAMERA_FPS="" DECIMATION="" MODE=""
 check_doctor() {
-    local json=$1 who=$2 item
+    local json=$1 who=$2 key rest
     if ! jq -e .items "$json" >/dev/null 2>&1; then fail "doctor ($who): no JSON report: $(head -c 300 "$json")"; return; fi
-    item=$(jq -c '.items[] | select(.area=="camera" and .subject=="/dev/video0")' "$json")
-    if [ "$(jq -r .verdict <<<"$item")" = ok ] && jq -e .capture_mode <<<"$item" >/dev/null; then
-        MODE=$(jq -r '.capture_mode | "\(.fourcc) \(.width)x\(.height) at \(.camera_fps) fps (model \(.model_fps) fps, decimation \(.decimation), meets rate \(.meets_model_rate))"' <<<"$item")
-        CAMERA_FPS=$(jq -r .capture_mode.camera_fps <<<"$item"); DECIMATION=$(jq -r .capture_mode.decimation <<<"$item")
-        pass "doctor ($who): /dev/video0 '$(jq -r .card <<<"$item")' [$(jq -r .driver <<<"$item")] usable, would capture $MODE"
+    declare -A V S F
+    while IFS=$'\x1f' read -r key verdict summary rest; do V[$key]=$verdict; S[$key]=$summary; F[$key]=$rest; done < <(jq -r '.items[] |
+        [ "\(.area)|\(.subject)", .verdict, .summary,
+          (if .capture_mode then (.capture_mode | "\(.fourcc) \(.width)x\(.height) at \(.camera_fps) fps (model \(.model_fps) fps, decimation \(.decimation), meets rate \(.meets_model_rate))") else "" end),
+          (.capture_mode.camera_fps // ""), (.capture_mode.decimation // ""), (.card // ""), (.driver // ""),
+          (if has("used") then .used else "" end | tostring), (.offset // "" | tostring), (.chip // ""), (.role // ""), (.path // ""), (.bytes // "" | tostring)
+        ] | map(tostring | gsub("[\u001f\n]"; " ")) | join("\u001f")' "$json")
+    local mode cfps dec card driver used offset chip role path bytes
+    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[camera|/dev/video0]:-}"
+    if [ "${V[camera|/dev/video0]:-}" = ok ] && [ -n "$mode" ]; then
+        MODE=$mode CAMERA_FPS=$cfps DECIMATION=$dec
+        pass "doctor ($who): /dev/video0 '$card' [$driver] usable, would capture $mode"
     else
-        fail "doctor ($who): /dev/video0 not usable: $(jq -r '.summary // "not listed"' <<<"$item")"
+        fail "doctor ($who): /dev/video0 not usable: ${S[camera|/dev/video0]:-not listed}"
     fi
-    item=$(jq -c '.items[] | select(.area=="camera" and .subject=="/dev/posewatch-camera")' "$json")
-    [ "$(jq -r .verdict <<<"$item")" = ok ] && pass "doctor ($who): configured camera /dev/posewatch-camera is usable" \
-        || fail "doctor ($who): /dev/posewatch-camera: $(jq -r '.summary // "not listed"' <<<"$item")"
+    [ "${V[camera|/dev/posewatch-camera]:-}" = ok ] && pass "doctor ($who): configured camera /dev/posewatch-camera is usable" \
+        || fail "doctor ($who): /dev/posewatch-camera: ${S[camera|/dev/posewatch-camera]:-not listed}"
     local line bad="" where=""
     for line in $ALL_LEDS; do
-        item=$(jq -c --arg l "$line" '.items[] | select(.area=="gpio" and .subject==$l)' "$json")
-        if [ "$(jq -r .verdict <<<"$item")" = ok ] && [ "$(jq -r .used <<<"$item")" = false ] \
-           && [ "$(jq -r .offset <<<"$item")" = "${line#GPIO}" ] && [ "$(jq -r .chip <<<"$item")" = "$GPIOCHIP" ]; then
-            where="$where $line=$(jq -r .role <<<"$item" | sed 's/ LED//')"
+        IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[gpio|$line]:-}"
+        if [ "${V[gpio|$line]:-}" = ok ] && [ "$used" = false ] && [ "$offset" = "${line#GPIO}" ] && [ "$chip" = "$GPIOCHIP" ]; then
+            where="$where $line=${role% LED}"
         else
-            bad="$bad $line(${item:-not listed})"
+            bad="$bad $line(${V[gpio|$line]:-not listed}: ${S[gpio|$line]:-})"
         fi
     done
-    [ -z "$bad" ] && pass "doctor ($who): every LED line found on $GPIOCHIP and free:$where" || fail "doctor ($who): LED lines:$bad"
-    item=$(jq -c '.items[] | select(.area=="journal")' "$json")
-    [ "$(jq -r .verdict <<<"$item")" = ok ] && pass "doctor ($who): journald reachable ($(jq -r .subject <<<"$item"))" \
-        || fail "doctor ($who): journal: $(jq -r .summary <<<"$item")"
-    item=$(jq -c '.items[] | select(.area=="model" and .subject=="pose model")' "$json")
-    [ "$(jq -r .verdict <<<"$item")" = ok ] && pass "doctor ($who): pose model $(jq -r .path <<<"$item") ($(jq -r .bytes <<<"$item") bytes, published sha256)" \
-        || fail "doctor ($who): pose model: $(jq -r .summary <<<"$item")"
-    item=$(jq -c '.items[] | select(.area=="model" and .subject=="action classifier")' "$json")
-    if [ "$(jq -r .verdict <<<"$item")" = ok ]; then pass "doctor ($who): action classifier $(jq -r .path <<<"$item")"
-    elif dpkg -L posewatch | grep -q action_classifier.tflite; then fail "doctor ($who): action classifier: $(jq -r .summary <<<"$item")"
+    [ -z "$bad" ] && pass "doctor ($who): every LED line found on $GPIOCHIP at its BCM offset and free:$where" || fail "doctor ($who): LED lines:$bad"
+    key=journal\|/run/systemd/journal/socket
+    [ "${V[$key]:-}" = ok ] && pass "doctor ($who): journald reachable (${key#journal|})" || fail "doctor ($who): journal: ${S[$key]:-not listed}"
+    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[model|pose model]:-}"
+    [ "${V[model|pose model]:-}" = ok ] && pass "doctor ($who): pose model $path ($bytes bytes, published sha256)" \
+        || fail "doctor ($who): pose model: ${S[model|pose model]:-not listed}"
+    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[model|action classifier]:-}"
+    if [ "${V[model|action classifier]:-}" = ok ]; then pass "doctor ($who): action classifier $path ($bytes bytes)"
+    elif dpkg -L posewatch | grep -q action_classifier.tflite; then fail "doctor ($who): action classifier: ${S[model|action classifier]:-not listed}"
     else skip "doctor ($who): action classifier (the package ships none yet: no training/action_classifier.tflite in the repo)"; fi
 }
 
@@ -195,7 +202,7 @@ out=$(systemd-analyze verify /usr/lib/systemd/system/posewatch.service 2>&1); rc
 [ $rc = 0 ] && [ -z "$out" ] && pass "systemd-analyze verify posewatch.service: clean" || fail "systemd-analyze verify (exit $rc): $out"
 out=$(systemd-analyze security --no-pager posewatch.service 2>&1 | grep -i 'overall exposure')
 score=$(sed -n 's/.*posewatch.service: *\([0-9.]*\).*/\1/p' <<<"$out")
-if [ -n "$score" ] && awk -v s="$score" 'BEGIN{exit !(s <= 2.0)}'; then pass "systemd-analyze security: $out (≤ 2.0)"
+if [ -n "$score" ] && awk -v s="$score" 'BEGIN{exit !(s <= 2.0)}'; then pass "systemd-analyze security: exposure $score for posewatch.service (≤ 2.0)"
 else fail "systemd-analyze security: '${out:-no score}' (want ≤ 2.0)"; fi
 w=$(systemctl show -p Type,NotifyAccess,WatchdogUSec,RestartPreventExitStatus posewatch.service | tr '\n' ' ')
 info "unit as loaded: $w"

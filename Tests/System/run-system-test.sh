@@ -111,15 +111,14 @@ build() {
     if [ -n "${POSEWATCH_SYSTEST_DEB:-}" ]; then deb=$POSEWATCH_SYSTEST_DEB; log "using $deb"; return; fi
     [ "$arch" = amd64 ] || { echo "arm64: set POSEWATCH_SYSTEST_DEB (deploy/build-deb.sh arm64 --binary …)" >&2; exit 2; }
     export PATH="/opt/swift/usr/bin:$PATH"
-    # The release binary as the brief asks; build-deb.sh then builds the same product with the
-    # static Swift runtime (what ships) and packages it.
-    (cd "$repo" && timeout 1800 swift build -c release --product posewatch) > "$work/build.log" 2>&1 \
-        || { tail -30 "$work/build.log"; echo "FAIL: swift build -c release"; exit 1; }
+    # build-deb.sh runs the release build itself (swift build -c release --product posewatch
+    # --static-swift-stdlib: the Swift runtime linked in, as shipped) and packages it; a separate
+    # plain `swift build -c release` would only relink the same objects twice per run.
     local classifier=${POSEWATCH_CLASSIFIER:-$repo/training/action_classifier.tflite} args=()
     if [ -f "$classifier" ]; then args=(--classifier "$classifier"); log "packaging classifier $classifier"
     else log "no action classifier at $classifier yet: the package ships none"; fi
     rm -rf "$work/deb"
-    timeout 1800 "$repo/deploy/build-deb.sh" amd64 "${args[@]}" --output "$work/deb" >> "$work/build.log" 2>&1 \
+    timeout 1800 "$repo/deploy/build-deb.sh" amd64 "${args[@]}" --output "$work/deb" > "$work/build.log" 2>&1 \
         || { tail -30 "$work/build.log"; echo "FAIL: deploy/build-deb.sh amd64"; exit 1; }
     deb=$(ls "$work"/deb/posewatch_*_amd64.deb)
 }

@@ -32,35 +32,6 @@ entries() { local c=$1; shift; journalctl --sync; journalctl -u posewatch.servic
 running() { [ "$(prop ActiveState)/$(prop SubState)" = active/running ]; }
 n_summaries_since() { entries "$1" POSEWATCH_EVENT=summary | jq length; }
 
-# LED sampler: reads every LED's gpio-sim value as fast as a ~5 ms nap allows for $1 seconds and
-# keeps, per line, rising edges (RISES), time on in percent (ONPCT) and the longest pulse (MAXON, ms).
-declare -A RISES ONPCT MAXON
-sample_leds() {
-    local dur=$1 l v now prev start stop
-    declare -A last on_us pulse_start
-    RISES=(); ONPCT=(); MAXON=()
-    for l in $ALL_LEDS; do last[$l]=$(led_value "$l"); RISES[$l]=0; on_us[$l]=0; MAXON[$l]=0; pulse_start[$l]=${EPOCHREALTIME/./}; done
-    start=${EPOCHREALTIME/./}; stop=$(( start + dur * 1000000 )); prev=$start
-    while now=${EPOCHREALTIME/./}; (( now < stop )); do
-        for l in $ALL_LEDS; do
-            read -r v < "$SIM/sim_gpio${l#GPIO}/value"
-            [ "${last[$l]}" = 1 ] && on_us[$l]=$(( on_us[$l] + now - prev ))
-            if [ "$v" = 1 ] && [ "${last[$l]}" = 0 ]; then RISES[$l]=$(( RISES[$l] + 1 )); pulse_start[$l]=$now; fi
-            if [ "$v" = 0 ] && [ "${last[$l]}" = 1 ] && (( (now - pulse_start[$l]) / 1000 > MAXON[$l] )); then
-                MAXON[$l]=$(( (now - pulse_start[$l]) / 1000 )); fi
-            last[$l]=$v
-        done
-        prev=$now
-        nap 0.005
-    done
-    for l in $ALL_LEDS; do ONPCT[$l]=$(( on_us[$l] * 100 / (stop - start) )); done
-}
-leds_text() { local l s=""; for l in $ALL_LEDS; do s="$s $l:${RISES[$l]}↑/${ONPCT[$l]}%/${MAXON[$l]}ms"; done; echo "${s# }"; }
-# Heartbeat: a few short pulses (2 per 1.5 s) and mostly off. Fast blink: ≥ 3 pulses per second.
-is_heartbeat() { (( RISES[$1] >= 2 && RISES[$1] <= 3 * $2 && ONPCT[$1] > 0 && ONPCT[$1] <= 40 )); }
-is_fast_blink() { (( RISES[$1] >= 3 * $2 && ONPCT[$1] >= 20 && ONPCT[$1] <= 80 )); }
-action_leds_off() { local l; for l in $ACTION_LEDS; do (( RISES[$l] == 0 && ONPCT[$l] == 0 )) || return 1; done; }
-
 # ------------------------------------------------------------------ READY
 c_start=$(cursor)
 systemctl reset-failed posewatch.service 2>/dev/null

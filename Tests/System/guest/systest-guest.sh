@@ -71,6 +71,61 @@ STATUS_LED=GPIO25
 ALL_LEDS="$ACTION_LEDS $STATUS_LED"
 led_value() { local v; read -r v < "$SIM/sim_gpio${1#GPIO}/value"; echo "$v"; }
 
+# LED sampler: reads every LED's gpio-sim value as fast as a ~5 ms nap allows for $1 seconds and
+# keeps, per line, rising edges (RISES), time on in percent (ONPCT) and the longest pulse (MAXON, ms).
+declare -A RISES ONPCT MAXON
+sample_leds() {
+    local dur=$1 l v now prev start stop
+    declare -A last on_us pulse_start
+    RISES=(); ONPCT=(); MAXON=()
+    for l in $ALL_LEDS; do last[$l]=$(led_value "$l"); RISES[$l]=0; on_us[$l]=0; MAXON[$l]=0; pulse_start[$l]=${EPOCHREALTIME/./}; done
+    start=${EPOCHREALTIME/./}; stop=$(( start + dur * 1000000 )); prev=$start
+    while now=${EPOCHREALTIME/./}; (( now < stop )); do
+        for l in $ALL_LEDS; do
+            read -r v < "$SIM/sim_gpio${l#GPIO}/value"
+            [ "${last[$l]}" = 1 ] && on_us[$l]=$(( on_us[$l] + now - prev ))
+            if [ "$v" = 1 ] && [ "${last[$l]}" = 0 ]; then RISES[$l]=$(( RISES[$l] + 1 )); pulse_start[$l]=$now; fi
+            if [ "$v" = 0 ] && [ "${last[$l]}" = 1 ] && (( (now - pulse_start[$l]) / 1000 > MAXON[$l] )); then
+                MAXON[$l]=$(( (now - pulse_start[$l]) / 1000 )); fi
+            last[$l]=$v
+        done
+        prev=$now
+        nap 0.005
+    done
+    for l in $ALL_LEDS; do ONPCT[$l]=$(( on_us[$l] * 100 / (stop - start) )); done
+}
+leds_text() { local l s=""; for l in $ALL_LEDS; do s="$s $l:${RISES[$l]}↑/${ONPCT[$l]}%/${MAXON[$l]}ms"; done; echo "${s# }"; }
+# Heartbeat: a few short pulses (2 per 1.5 s) and mostly off. Fast blink: ≥ 3 pulses per second.
+is_heartbeat() { (( RISES[$1] >= 2 && RISES[$1] <= 3 * $2 && ONPCT[$1] > 0 && ONPCT[$1] <= 40 )); }
+is_fast_blink() { (( RISES[$1] >= 3 * $2 && ONPCT[$1] >= 20 && ONPCT[$1] <= 80 )); }
+action_leds_off() { local l; for l in $ACTION_LEDS; do (( RISES[$l] == 0 && ONPCT[$l] == 0 )) || return 1; done; }
+
+# Harness self-test: the sampler must tell a heartbeat, a fast blink and "off" apart, or the LED
+# checks of the live loop would mean nothing. Unrequested gpio-sim lines read back their simulated
+# pull, so a background loop flips GPIO25's pull in the two patterns (no forks: nap is a read).
+pattern() {  # pattern ON_S OFF_S ON_S OFF_S …, repeated until killed
+    local p=/sys/devices/platform/$(cat "$C/dev_name")/$(cat "$C/bank0/chip_name")/sim_gpio25/pull
+    while :; do
+        local i=0 d
+        for d in "$@"; do
+            if (( i % 2 == 0 )); then echo pull-up > "$p"; else echo pull-down > "$p"; fi
+            nap "$d"; i=$((i + 1))
+        done
+    done
+}
+pattern 0.1 0.2 0.1 1.1 & pat=$!          # heartbeat: two 100 ms pulses every 1.5 s
+sample_leds 4; kill $pat; wait $pat 2>/dev/null; echo pull-down > "$SIM/sim_gpio25/pull"
+hb="${RISES[GPIO25]}↑/${ONPCT[GPIO25]}%"; hb_ok=no; is_heartbeat GPIO25 4 && ! is_fast_blink GPIO25 4 && hb_ok=yes
+pattern 0.1 0.1 & pat=$!                  # 5 Hz
+sample_leds 3; kill $pat; wait $pat 2>/dev/null; echo pull-down > "$SIM/sim_gpio25/pull"
+fb="${RISES[GPIO25]}↑/${ONPCT[GPIO25]}%"; fb_ok=no; is_fast_blink GPIO25 3 && ! is_heartbeat GPIO25 3 && fb_ok=yes
+off_ok=no; action_leds_off && off_ok=yes
+if [ $hb_ok$fb_ok$off_ok = yesyesyes ]; then
+    pass "harness self-test: LED sampler tells a heartbeat ($hb in 4 s) from a 5 Hz blink ($fb in 3 s) and off lines"
+else
+    fail "harness self-test: LED sampler: heartbeat $hb ($hb_ok), 5 Hz $fb ($fb_ok), action lines off: $off_ok ($(leds_text))"
+fi
+
 # ------------------------------------------------------------------ install, as an owner would
 DEB=$(ls /root/systest/posewatch_*.deb)
 info "installing $(basename "$DEB") with dpkg -i (no network: the pose model was pre-placed)"

@@ -61,6 +61,18 @@ if [ -c /dev/video0 ] && [ -d "$SIM" ] && [ -c "$GPIOCHIP" ]; then
 else
     fail "hardware: vivid or gpio-sim missing (video0: $(ls /dev/video0 2>&1), sim: $SIM)"
 fi
+# Harness self-test: the unplug/replug the live-loop checks use. vivid's "disconnect" button
+# unregisters the node as if the cable were pulled; vivid cannot reconnect, so the camera comes
+# back by reloading the module (possible only once nobody holds the dead node).
+t0=${EPOCHREALTIME/./}
+v4l2-ctl -d /dev/video0 -c disconnect=1 >/dev/null 2>&1; udevadm settle -t 30
+gone=no; [ -e /dev/video0 ] || gone=yes
+back=no; wait_for 30 modprobe -r vivid && modprobe vivid $VIVID_OPTS && udevadm settle -t 30 && [ -c /dev/video0 ] && back=yes
+if [ $gone$back = yesyes ]; then
+    pass "harness self-test: vivid disconnect=1 removes /dev/video0; modprobe -r/modprobe brings it back ($(( (${EPOCHREALTIME/./} - t0) / 1000 )) ms)"
+else
+    fail "harness self-test: vivid unplug (gone: $gone) / replug (back: $back)"
+fi
 artifact "v4l2-ctl --all" v4l2-ctl -d /dev/video0 --all
 artifact "v4l2-ctl --list-formats-ext" v4l2-ctl -d /dev/video0 --list-formats-ext
 artifact "gpioinfo" gpioinfo posewatch-sim

@@ -101,7 +101,9 @@ running || fail "posewatch stopped running while slowed: $(systemctl show -p Act
 # ------------------------------------------------------------------ camera unplugged and back
 pid=$(prop MainPID); restarts=$(prop NRestarts)
 c_unplug=$(cursor)
-# vivid's "Disconnect" button control unregisters the video node as if the USB cable were pulled.
+# vivid's "disconnect" button: the open camera errors out (poll POLLERR, DQBUF/ioctls ENODEV) and
+# reopening /dev/posewatch-camera fails with ENODEV, though the node stays until vivid is unloaded
+# (a real USB unplug removes it: posewatch must treat both as "camera lost" and keep retrying).
 v4l2-ctl -d /dev/video0 -c disconnect=1 2>&1 | head -2
 wait_for 20 sh -c "journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_unplug' | jq -e 'select((.PRIORITY|tonumber) <= 3)' >/dev/null"
 sample_leds 3

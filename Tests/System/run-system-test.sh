@@ -30,7 +30,8 @@ for a in "$@"; do
     case "$a" in
         amd64|arm64) arch=$a ;;
         --prepare) prepare_only=1 ;;   # only fill the caches (kernel, gpio-sim.ko, userland)
-        *) echo "usage: $0 [amd64|arm64] [--prepare]" >&2; exit 2 ;;
+        --prepare-kernel) prepare_only=kernel ;;   # only the kernel and gpio-sim.ko (no emulation)
+        *) echo "usage: $0 [amd64|arm64] [--prepare|--prepare-kernel]" >&2; exit 2 ;;
     esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -355,9 +356,10 @@ log "posewatch system test, $arch, cache $cache"
 phase host-tools host_tools
 phase apt apt_setup
 kernel_version; rootfs_key
-debootstrap_start
+[ "$prepare_only" = kernel ] || debootstrap_start
 [ -n "$prepare_only" ] || phase build build
 phase kernel kernel
+if [ "$prepare_only" = kernel ]; then log "kernel cache ready: $kdir"; exit 0; fi
 phase userland rootfs_finish
 if [ -n "$prepare_only" ]; then log "caches ready"; exit 0; fi
 phase overlay overlay

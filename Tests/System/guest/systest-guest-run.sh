@@ -101,22 +101,26 @@ running || fail "posewatch stopped running while slowed: $(systemctl show -p Act
 # ------------------------------------------------------------------ camera unplugged and back
 pid=$(prop MainPID); restarts=$(prop NRestarts)
 c_unplug=$(cursor)
-# vivid's "disconnect" button: the open camera errors out (poll POLLERR, DQBUF/ioctls ENODEV) and
-# reopening /dev/posewatch-camera fails with ENODEV, though the node stays until vivid is unloaded
-# (a real USB unplug removes it: posewatch must treat both as "camera lost" and keep retrying).
+# vivid's "disconnect" button: the open camera errors out (POLLERR, DQBUF fails) and reopening
+# fails with ENODEV (the node stays; a real USB unplug removes it: posewatch must treat both as
+# "camera lost" and keep retrying). vivid reconnects when its last open handle closes, so the
+# harness holds one (fd 6) to keep the camera unplugged, and lets go to plug it back in.
+exec 6</dev/video0
 v4l2-ctl -d /dev/video0 -c disconnect=1 2>&1 | head -2
 wait_for 20 sh -c "journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_unplug' | jq -e 'select((.PRIORITY|tonumber) <= 3)' >/dev/null"
 sample_leds 3
 info "LEDs with the camera gone (rises/on%/longest): $(leds_text)"
 is_fast_blink "$STATUS_LED" 3 && pass "camera unplugged: status LED fast blink (${RISES[$STATUS_LED]} pulses in 3 s, on ${ONPCT[$STATUS_LED]}%)" \
     || fail "camera unplugged: status LED $STATUS_LED not fast-blinking: ${RISES[$STATUS_LED]} pulses in 3 s, on ${ONPCT[$STATUS_LED]}%"
-# Bring the camera back: vivid cannot be reconnected, so reload the module (possible only once
-# posewatch has closed the dead device — a leaked descriptor keeps the module busy).
-if wait_for 30 modprobe -r vivid; then info "vivid unloaded: posewatch closed the unplugged camera"
-else fail "camera unplugged: vivid cannot be unloaded after 30 s — posewatch still holds the dead device"; fi
+# posewatch must have closed the dead device (or vivid could never reconnect, nor a USB camera be
+# re-enumerated cleanly).
+held=$(find /proc/"$pid"/fd -lname '/dev/video*' 2>/dev/null | wc -l)
+[ "$held" = 0 ] && info "posewatch closed the unplugged camera" \
+    || fail "camera unplugged: posewatch still holds $held descriptor(s) on the dead /dev/video0"
 nap 2
-modprobe vivid $VIVID_OPTS; udevadm settle -t 30
-wait_for 60 sh -c "journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_unplug' POSEWATCH_EVENT=camera | jq -e 'select((.PRIORITY|tonumber) >= 5)' >/dev/null" \
+c_back=$(cursor)
+exec 6<&-    # plug it back in: the last handle closes, vivid reconnects
+wait_for 60 sh -c "journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_back' POSEWATCH_EVENT=camera | jq -e 'select((.PRIORITY|tonumber) >= 5)' >/dev/null" \
     && nap 3   # let the LEDs settle into the healthy pattern
 errors=$(entries "$c_unplug" | jq '[.[] | select((.PRIORITY|tonumber) <= 3)] | length')
 [ "$errors" = 1 ] && pass "camera unplugged: exactly one journal error for the episode ($(entries "$c_unplug" | jq -r '[.[] | select((.PRIORITY|tonumber) <= 3)][0].MESSAGE'))" \
@@ -124,8 +128,8 @@ errors=$(entries "$c_unplug" | jq '[.[] | select((.PRIORITY|tonumber) <= 3)] | l
 sample_leds 4
 info "LEDs after the camera came back: $(leds_text)"
 if running && [ "$(prop MainPID)" = "$pid" ] && [ "$(prop NRestarts)" = "$restarts" ] && is_heartbeat "$STATUS_LED" 4 \
-   && [ "$(entries "$c_unplug" POSEWATCH_EVENT=camera | jq '[.[] | select((.PRIORITY|tonumber) >= 5)] | length')" -ge 1 ]; then
-    pass "camera back (vivid reloaded): recovered without a restart (same PID $pid), heartbeat again, camera event logged"
+   && [ "$(entries "$c_back" POSEWATCH_EVENT=camera | jq '[.[] | select((.PRIORITY|tonumber) >= 5)] | length')" -ge 1 ]; then
+    pass "camera back (vivid reconnected): recovered without a restart (same PID $pid), heartbeat again, camera event logged"
 else
     fail "camera back: running=$(running && echo yes || echo no) pid $pid→$(prop MainPID) restarts $restarts→$(prop NRestarts) status LED ${RISES[$STATUS_LED]}↑/${ONPCT[$STATUS_LED]}% camera events: $(entries "$c_unplug" POSEWATCH_EVENT=camera | jq -c '[.[] | {P:.PRIORITY,M:.MESSAGE}]' | head -c 300)"
 fi

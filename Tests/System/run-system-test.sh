@@ -11,7 +11,7 @@
 # Caches (outside the repo; rebuilt when missing, so a cold run on a fresh machine works):
 #   $POSEWATCH_SYSTEST_CACHE (default /var/cache/posewatch-ci/systest-<arch>)
 #     kernel-<kver>/       vmlinuz + a module subset (vivid and deps, our out-of-tree gpio-sim.ko)
-#     debs/                the kernel packages downloaded from Debian's mirror
+#     debs/                the kernel packages from Debian's mirror (deleted once kernel-<kver>/ is built)
 #     rootfs-<key>.cpio    the debootstrap'd userland + modules, packed as an initramfs
 #     run/                 the last run: console.log (serial), artifacts.log (journal dump), timings
 # Environment:
@@ -231,6 +231,9 @@ kernel() {
     rm -rf "$b"
     touch "$kdir.tmp/.complete"
     mv "$kdir.tmp" "$kdir"
+    # The packages were only needed to build this; older kernels' caches are dead weight.
+    rm -rf "$cache/debs"
+    find "$cache" -maxdepth 1 -name 'kernel-*' ! -name "kernel-$kver" -exec rm -rf {} +
 }
 
 # ------------------------------------------------------------------------------------ userland

@@ -59,6 +59,7 @@ for soname in $(readelf -d "$binary" | sed -n 's/.*Shared library: \[\(.*\)\].*/
         libgpiod.so.2) package=libgpiod2 ;;
         libgpiod.so.3) package=libgpiod3 ;;
         libz.so.1) package=zlib1g ;;
+        libjpeg.so.62) package=libjpeg62-turbo ;;   # Capture's MJPEG decoding (CLibJPEG)
         *) echo "build-deb.sh: $binary links $soname, which this script does not know the package of" >&2; exit 1 ;;
     esac
     [[ " ${depends[*]-} " == *" $package,"* || " ${depends[*]-} " == *" $package "* ]] || depends+=("$package,")

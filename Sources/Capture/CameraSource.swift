@@ -48,7 +48,9 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         self.configuration = configuration
         self.retryDelayMilliseconds = configuration.retryInitialMilliseconds
         do throws(CaptureError) {
-            adopt(try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: 0))
+            // Opened into a local first: Swift 6.0 rejects a mutating call whose argument opens the device.
+            let opened = try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: 0)
+            self.adopt(opened)
             lastFrameAt = calls.now()
         } catch {
             device = .closed
@@ -148,7 +150,8 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         }
         generation += 1
         do throws(CaptureError) {
-            adopt(try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: generation))
+            let opened = try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: generation)
+            self.adopt(opened)
         } catch {
             // Still gone: stay quiet (the episode was reported), try again later.
             lastError = error

@@ -56,7 +56,7 @@ let package = Package(
             name: "Appliance",
             dependencies: [
                 "LinuxSystem", "JSONFormat", "Capture", "InferenceCore", "PoseEstimation", "Actions", "Outputs",
-                "CV4L2", "CGPIOD",
+                "CV4L2", "CGPIOD", "CActionModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "posewatch", dependencies: ["Appliance"]),

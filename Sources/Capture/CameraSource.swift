@@ -48,9 +48,16 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         self.configuration = configuration
         self.retryDelayMilliseconds = configuration.retryInitialMilliseconds
         do throws(CaptureError) {
-            // Opened into a local first: Swift 6.0 rejects a mutating call whose argument opens the device.
+            // `adopt(_:)` spelled out: Swift 6.0 rejects any mutating method call in this
+            // initializer ("mutating method 'adopt' may not be used on immutable value 'self.calls'").
             let opened = try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: 0)
-            self.adopt(opened)
+            isStreaming = true
+            mode = opened.mode
+            layout = opened.layout
+            cameraInterval = opened.cameraInterval
+            frameIntervalFallback = opened.frameIntervalFallback
+            fileDescriptor = opened.fileDescriptor
+            device = .open(opened)
             lastFrameAt = calls.now()
         } catch {
             device = .closed
@@ -150,8 +157,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         }
         generation += 1
         do throws(CaptureError) {
-            let opened = try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: generation)
-            self.adopt(opened)
+            adopt(try CameraDevice(path: configuration.device, configuration: configuration, calls: calls, generation: generation))
         } catch {
             // Still gone: stay quiet (the episode was reported), try again later.
             lastError = error

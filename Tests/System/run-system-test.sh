@@ -18,8 +18,8 @@
 #   POSEWATCH_MIRROR       Debian mirror (default http://deb.debian.org/debian); the only network use
 #   POSEWATCH_SYSTEST_DEB  use this .deb instead of building one (e.g. the arm64 package)
 #   POSEWATCH_MODEL        MoveNet file (default ../shared/models/ next to the checkout)
-#   POSEWATCH_CLASSIFIER   action classifier to package (default training/action_classifier.tflite
-#                          when the repo has it)
+#   POSEWATCH_CLASSIFIER   an action classifier file to package (overrides the one built into the
+#                          binary; default: none)
 #   SYSTEST_QEMU_TIMEOUT   hard limit for the VM in seconds (default 420 amd64, 1200 arm64)
 #   SYSTEST_NO_APT=1       do not apt-get install host tools (they must be there)
 # Needs root (debootstrap, cpio with owners, module build). Runs one VM at a time (flock).
@@ -116,9 +116,10 @@ build() {
     # build-deb.sh runs the release build itself (swift build -c release --product posewatch
     # --static-swift-stdlib: the Swift runtime linked in, as shipped) and packages it; a separate
     # plain `swift build -c release` would only relink the same objects twice per run.
-    local classifier=${POSEWATCH_CLASSIFIER:-$repo/training/action_classifier.tflite} args=()
-    if [ -f "$classifier" ]; then args=(--classifier "$classifier"); log "packaging classifier $classifier"
-    else log "no action classifier at $classifier yet: the package ships none"; fi
+    # The classifier is built into the binary; POSEWATCH_CLASSIFIER packages a file that overrides it.
+    local classifier=${POSEWATCH_CLASSIFIER:-} args=()
+    if [ -n "$classifier" ]; then args=(--classifier "$classifier"); log "packaging classifier $classifier"
+    else log "the action classifier is the one built into the binary"; fi
     rm -rf "$work/deb"
     timeout 1800 "$repo/deploy/build-deb.sh" amd64 "${args[@]}" --output "$work/deb" > "$work/build.log" 2>&1 \
         || { tail -30 "$work/build.log"; echo "FAIL: deploy/build-deb.sh amd64"; exit 1; }

@@ -23,7 +23,7 @@ struct DoctorCommand: ParsableCommand {
     @Option(help: "LED backend to check: gpio or console.")
     var leds: String?
 
-    @Option(help: "The action model's frame rate the camera mode is negotiated for (default 30).")
+    @Option(help: "The action model's frame rate the camera mode is negotiated for (default: the classifier's, 15).")
     var fps: Double?
 
     func validate() throws {
@@ -44,7 +44,8 @@ struct DoctorCommand: ParsableCommand {
 
         let observations = DoctorProbe.observe(configuration: configuration)
         var captureRequest = CaptureRequest()
-        if let fps { captureRequest.framesPerSecond = fps }
+        // The camera is asked for the classifier's frame rate (what `run` does).
+        captureRequest.framesPerSecond = fps ?? Self.classifierFramesPerSecond(configuration) ?? 15
         let report = Diagnosis.report(observations, configuration: configuration, captureRequest: captureRequest)
         if json {
             print(report.json(version: PosewatchVersion.current).serialized())
@@ -53,5 +54,11 @@ struct DoctorCommand: ParsableCommand {
             print(report.text())
         }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    /// The frame rate of the classifier `run` would use (configured file or built in).
+    static func classifierFramesPerSecond(_ configuration: ApplianceConfiguration) -> Double? {
+        guard let classifier = try? ModelLoading.classifier(path: nil, configuration: configuration) else { return nil }
+        return classifier.metadata.framesPerSecond
     }
 }

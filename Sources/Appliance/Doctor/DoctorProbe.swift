@@ -1,3 +1,5 @@
+import Actions
+import CActionModel
 import Capture
 import Outputs
 import LinuxSystem
@@ -30,7 +32,7 @@ public enum DoctorProbe {
         observations.models = [
             modelFile(role: "pose model", path: configuration.poseModelPath,
                       expected: configuration.poseModelPath.hasSuffix(KnownModels.moveNetFileName) ? KnownModels.moveNetLightningInt8SHA256 : nil),
-            modelFile(role: "action classifier", path: configuration.classifierModelPath, expected: nil),
+            classifierFile(configuration),
         ]
         return observations
     }
@@ -51,6 +53,23 @@ public enum DoctorProbe {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(owner.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         return result == 0 ? nil : .current
+    }
+
+    /// The configured classifier file; where the default path holds none, the classifier built into
+    /// this binary is what `run` uses, so that is what is checked (it must load and carry metadata).
+    static func classifierFile(_ configuration: ApplianceConfiguration) -> DoctorObservations.ModelFile {
+        let path = configuration.classifierModelPath
+        guard !ModelLoading.fileExists(path), path == ApplianceConfiguration().classifierModelPath else {
+            return modelFile(role: "action classifier", path: path, expected: nil)
+        }
+        let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
+        do {
+            _ = try ActionClassifier.embedded()
+            return .init(role: "action classifier", path: "built in", contents: .success((bytes.count, SHA256.hexDigest(of: bytes))), expectedSHA256: nil)
+        } catch {
+            return .init(role: "action classifier", path: "built in",
+                         contents: .failure(SystemCallError("load", "built-in classifier: \(error.description)", .invalidArgument)), expectedSHA256: nil)
+        }
     }
 
     static func modelFile(role: String, path: String, expected: String?) -> DoctorObservations.ModelFile {

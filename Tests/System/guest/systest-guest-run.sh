@@ -58,10 +58,13 @@ held=$(gpioinfo posewatch-sim | grep -c '"posewatch" *output')
 # ------------------------------------------------------------------ frames and summaries
 wait_for $(( 3 * SUMMARY_INTERVAL + 30 )) sh -c "[ \$(journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_start' POSEWATCH_EVENT=summary | wc -l) -ge 2 ]"
 last_summary=$(entries "$c_start" POSEWATCH_EVENT=summary | jq -c '.[-1] // empty')
-base_frames=$(jq -r '.FRAMES // empty' <<<"$last_summary"); base_dropped=$(jq -r '.DROPPED_FRAMES // empty' <<<"$last_summary")
+# Frames processed in the interval: FPS × interval (FRAMES is the run's total).
+interval_frames() { jq -r --argjson s "$SUMMARY_INTERVAL" 'if .FPS then ((.FPS|tonumber) * $s + 0.5 | floor) else empty end' <<<"$1"; }
+base_frames=$(interval_frames "$last_summary"); base_dropped=$(jq -r '.DROPPED_FRAMES // empty' <<<"$last_summary")
 if [ -n "$base_frames" ] && [ -n "$base_dropped" ]; then
     expected=$(awk -v f="${CAMERA_FPS:-0}" -v d="${DECIMATION:-1}" 'BEGIN{printf "%.1f", f / (d > 0 ? d : 1)}')
-    captured=$(awk -v a="$base_frames" -v b="$base_dropped" -v s=$SUMMARY_INTERVAL 'BEGIN{printf "%.1f", (a + b) / s}')
+    # FPS and DROPPED_FRAMES cover the summary interval (FRAMES is the run's total).
+    captured=$(awk -v f="$(jq -r '.FPS // 0' <<<"$last_summary")" -v b="$base_dropped" -v s=$SUMMARY_INTERVAL 'BEGIN{printf "%.1f", f + b / s}')
     info "summary: FPS=$(jq -r .FPS <<<"$last_summary") FRAMES=$base_frames DROPPED_FRAMES=$base_dropped INFERENCE_MS=$(jq -r .INFERENCE_MS <<<"$last_summary") P99=$(jq -r .INFERENCE_P99_MS <<<"$last_summary")"
     if awk -v c="$captured" -v e="$expected" 'BEGIN{exit !(e > 0 && c >= 0.8 * e && c <= 1.2 * e)}'; then
         pass "frames captured at the camera's rate: $captured/s (processed FPS $(jq -r .FPS <<<"$last_summary") + dropped), expected $expected/s ±20%"
@@ -89,7 +92,7 @@ systemctl set-property --runtime posewatch.service CPUQuota=25%
 wait_for $(( 3 * SUMMARY_INTERVAL + 20 )) sh -c "[ \$(journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_slow' POSEWATCH_EVENT=summary | wc -l) -ge 2 ]"
 slow=$(entries "$c_slow" POSEWATCH_EVENT=summary | jq -c '.[-1] // empty')
 systemctl set-property --runtime posewatch.service CPUQuota=
-sf=$(jq -r '.FRAMES // 0' <<<"$slow"); sd=$(jq -r '.DROPPED_FRAMES // 0' <<<"$slow")
+sf=$(interval_frames "$slow"); sf=${sf:-0}; sd=$(jq -r '.DROPPED_FRAMES // 0' <<<"$slow")
 info "slowed (CPUQuota=25%): FPS=$(jq -r .FPS <<<"$slow") FRAMES=$sf DROPPED_FRAMES=$sd (before: FRAMES=${base_frames:-?} DROPPED_FRAMES=${base_dropped:-?})"
 if [ -n "$slow" ] && [ "$sd" -gt 0 ] && [ "$sf" -lt "${base_frames:-0}" ] && [ $(( sf + sd )) -ge $(( (${base_frames:-0} + ${base_dropped:-0}) * 8 / 10 )) ]; then
     pass "dropped frames counted when slowed: DROPPED_FRAMES=$sd, processed $sf < $base_frames, and processed+dropped still covers the camera's frames"

@@ -235,8 +235,7 @@ check_doctor() {
         || fail "doctor ($who): pose model: ${S[model|pose model]:-not listed}"
     IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[model|action classifier]:-}"
     if [ "${V[model|action classifier]:-}" = ok ]; then pass "doctor ($who): action classifier $path ($bytes bytes)"
-    elif dpkg -L posewatch | grep -q action_classifier.tflite; then fail "doctor ($who): action classifier: ${S[model|action classifier]:-not listed}"
-    else skip "doctor ($who): action classifier (the package ships none yet: no training/action_classifier.tflite in the repo)"; fi
+    else fail "doctor ($who): action classifier: ${S[model|action classifier]:-not listed}"; fi
 }
 
 timeout 120 posewatch doctor --json --camera /dev/posewatch-camera > /run/doctor-root.json 2>/run/doctor-root.err

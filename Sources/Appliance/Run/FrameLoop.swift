@@ -57,12 +57,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private static var timerSlot: Int { 1 }
     private static var cameraSlot: Int { 2 }
 
+    /// `signals` must watch SIGTERM, SIGINT and SIGHUP. The descriptors are made by the caller so
+    /// this initializer cannot fail (Swift 6.0.3's SIL verifier crashes on a throwing initializer
+    /// that consumes generic noncopyable parameters).
     init(source: consuming Source, estimator: consuming MoveNetEstimator, pipeline: consuming ActionPipeline,
          lines: consuming Lines, layout: LEDLayout, logger: Logger, notifier: ServiceNotifier,
-         configuration: ApplianceConfiguration, configurationPath: String?) throws(SystemCallError) {
-        // Everything that can fail comes first: a noncopyable value may not be left half made.
-        let signals = try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP])
-        let timer = try TimerDescriptor()
+         configuration: ApplianceConfiguration, configurationPath: String?,
+         signals: consuming SignalDescriptor, timer: consuming TimerDescriptor) {
         let now = MonotonicInstant.now()
         self.source = source
         self.estimator = estimator

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Actions
 import ArgumentParser
 import Capture
@@ -137,14 +140,27 @@ struct RunCommand: ParsableCommand {
         pipeline: consuming ActionPipeline, layout: LEDLayout, logger: Logger, notifier: ServiceNotifier,
         configuration: ApplianceConfiguration
     ) throws -> Int32 {
-        var frameLoop: FrameLoop<Source, Lines>
-        do {
-            frameLoop = try FrameLoop(source: source, estimator: estimator, pipeline: pipeline, lines: lines, layout: layout,
-                                      logger: logger, notifier: notifier, configuration: configuration, configurationPath: config)
-        } catch {
+        let signals = try Self.makeSignals(logger: logger)
+        let timer = try Self.makeTimer(logger: logger)
+        var frameLoop = FrameLoop(source: source, estimator: estimator, pipeline: pipeline, lines: lines, layout: layout,
+                                  logger: logger, notifier: notifier, configuration: configuration, configurationPath: config,
+                                  signals: signals, timer: timer)
+        return frameLoop.run()
+    }
+
+    /// SIGTERM, SIGINT and SIGHUP as events for the loop's poll().
+    private static func makeSignals(logger: Logger) throws -> SignalDescriptor {
+        do { return try SignalDescriptor(signals: [SIGTERM, SIGINT, SIGHUP]) } catch {
             logger.critical("cannot set up the loop: \(error)", LogFields(event: .error))
             throw ExitCode(ExitStatus.failure)
         }
-        return frameLoop.run()
+    }
+
+    /// The loop's one timer (LED blinking, watchdog, summaries).
+    private static func makeTimer(logger: Logger) throws -> TimerDescriptor {
+        do { return try TimerDescriptor() } catch {
+            logger.critical("cannot set up the loop: \(error)", LogFields(event: .error))
+            throw ExitCode(ExitStatus.failure)
+        }
     }
 }

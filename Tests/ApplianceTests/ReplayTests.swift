@@ -94,8 +94,11 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
         let summary = try #require(records.last?["summary"])
         let reps = try #require(summary["reps"]?["squats"]?.intValue)
         #expect((9...11).contains(reps), "counted \(reps) of 10 squats")
-        #expect(summary["frames"]?.intValue == (2 + 10 * 2 + 2) * 15)
-        #expect(summary["poses"]?.intValue == (2 + 10 * 2 + 2) * 15)
+        let frames: Int = (2 + 10 * 2 + 2) * 15
+        let framesReported: Int? = summary["frames"]?.intValue
+        let posesReported: Int? = summary["poses"]?.intValue
+        #expect(framesReported == frames)
+        #expect(posesReported == frames)
         let decisions = records.filter { $0["label"] != nil && $0["event"] == nil }
         #expect(summary["decisions"]?.intValue == decisions.count)
         for decision in decisions {
@@ -105,7 +108,9 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
         }
         let events = records.filter { $0["event"]?.stringValue == "rep" }
         #expect(events.count == reps)
-        #expect(events.map { $0["count"]?.intValue ?? 0 } == Array(1...max(1, reps)).prefix(events.count).map { $0 })
+        let counts: [Int] = events.map { $0["count"]?.intValue ?? 0 }
+        let expectedCounts: [Int] = Array(Array(1...max(1, reps)).prefix(events.count))
+        #expect(counts == expectedCounts)
         #expect(events.allSatisfy { $0["label"]?.stringValue == "squats" })
     }
 

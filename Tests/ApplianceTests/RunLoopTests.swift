@@ -121,7 +121,7 @@ import Glibc
         var text = ""
         if let file = fopen(log, "r") {
             var buffer = [CChar](repeating: 0, count: 4096)
-            while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(cString: buffer) }
+            while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self) }
             fclose(file)
         }
         let p99 = text.split(separator: " ").last { $0.hasPrefix("INFERENCE_P99_MS=") }

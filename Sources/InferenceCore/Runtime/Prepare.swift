@@ -49,7 +49,7 @@ struct PrepareContext {
 
     func prepare(_ node: OperatorNode) throws(ModelError) -> PreparedNode {
         let kernel = try makeKernel(node)
-        return PreparedNode(index: node.index, code: node.code, variant: registry.variant(for: node.code),
+        return PreparedNode(index: node.index, code: node.code, variant: registry.variant(for: node.code, kernel: kernel),
                             inputs: node.inputs, outputs: node.outputs, kernel: kernel)
     }
 

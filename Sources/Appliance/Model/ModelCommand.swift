@@ -13,13 +13,13 @@ struct ModelCommand: ParsableCommand {
 }
 
 /// Prints one line to standard error and exits with status 2 (bad input).
-func failWithBadInput(_ message: String) -> ExitCode {
+private func failWithBadInput(_ message: String) -> ExitCode {
     var standardError = StandardError()
     print("posewatch: \(message)", to: &standardError)
     return ExitCode(ExitStatus.usage)
 }
 
-struct StandardError: TextOutputStream {
+private struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
         var bytes = Array(string.utf8)
         var offset = 0
@@ -32,7 +32,7 @@ struct StandardError: TextOutputStream {
     }
 }
 
-extension TensorInfo {
+private extension TensorInfo {
     /// `name  int8[1,192,192,3]  scale=0.0078 zero_point=-1`
     var summary: String {
         let shapeText = "[" + shape.map(String.init).joined(separator: ",") + "]"

@@ -52,6 +52,6 @@ let package = Package(
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["InferenceCore"],
-            exclude: ["Fixtures", "Scripts"]),
+            exclude: ["Fixtures", "Scripts", "README.md"]),
     ]
 )

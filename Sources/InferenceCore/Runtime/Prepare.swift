@@ -27,7 +27,7 @@ enum Kernel: Sendable {
     case maxPoolInt8(PoolParameters)
     case softmaxInt8(SoftmaxParameters)
     case softmaxFloat(outer: Int, depth: Int, beta: Float)
-    case meanInt8(MeanParameters)
+    case mean(MeanParameters)
 }
 
 /// One node after Prepare.
@@ -876,6 +876,6 @@ struct PrepareContext {
             p.multiplier = Int32(truncatingIfNeeded: (Int64(base.multiplier) << Int64(extra)) / count)
             p.shift = base.shift - extra
         }
-        return .meanInt8(p)
+        return .mean(p)
     }
 }

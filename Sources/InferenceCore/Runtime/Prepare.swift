@@ -578,9 +578,8 @@ struct PrepareContext {
         } else {
             throw unsupported(node, "a computed (non-constant) size is not supported")
         }
-        guard input.quantization == output.quantization || input.quantization.map({ $0.scale }) == output.quantization.map({ $0.scale }) else {
-            throw fail(node, "input and output quantization must match")
-        }
+        // Like TFLite, the integer kernel interpolates codes and ignores the quantization
+        // parameters (converters give input and output the same ones).
         var p = ResizeBilinearParameters()
         p.batches = input.shape[0]
         p.inputHeight = input.shape[1]

@@ -75,6 +75,6 @@ let package = Package(
         .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "InferenceCore", "JSONFormat", "PoseEstimation"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["InferenceCore"],
-            exclude: ["Fixtures", "Scripts"]),
+            exclude: ["Fixtures", "Scripts", "README.md"]),
     ]
 )

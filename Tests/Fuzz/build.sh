@@ -14,3 +14,6 @@ swiftc $FLAGS -module-name InferenceCore -I "$OUT" -wmo -emit-module -emit-modul
 swiftc $FLAGS -module-name FuzzLoader -I "$OUT" Tests/Fuzz/LoaderFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
   -o "$OUT/fuzz-loader"
 echo "built $OUT/fuzz-loader"
+swiftc $FLAGS -module-name FuzzNumPy -I "$OUT" Tests/Fuzz/NumPyFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
+  -o "$OUT/fuzz-numpy"
+echo "built $OUT/fuzz-numpy"

@@ -25,6 +25,27 @@ import InferenceCore
         }
     }
 
+    /// The oracle harness for optimized variants: whatever the default registry picks must give
+    /// the reference kernels' bytes.
+    @Test(arguments: TestPaths.operatorFixtureNames)
+    func defaultKernelVariantsMatchTheReferenceKernels(_ name: String) throws {
+        let base = TestPaths.operatorFixtures.appendingPathComponent(name).path
+        let model = try Model(contentsOf: base + ".tflite")
+        let reference = try Interpreter(model: model, registry: .reference)
+        let chosen = try Interpreter(model: model)
+        #expect(reference.kernelVariants.allSatisfy { $0.variant == .reference })
+        for index in 0..<reference.inputCount {
+            let array = try NumPyArray.read(contentsOf: "\(base).input_\(index).npy")
+            try reference.setInput(index, array)
+            try chosen.setInput(index, array)
+        }
+        try reference.invoke()
+        try chosen.invoke()
+        for index in 0..<reference.outputCount {
+            #expect(reference.outputArray(index) == chosen.outputArray(index))
+        }
+    }
+
     @Test func thereAreOperatorFixtures() {
         #expect(TestPaths.operatorFixtureNames.count >= 20)
     }

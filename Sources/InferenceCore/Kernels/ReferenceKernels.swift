@@ -399,7 +399,9 @@ enum ReferenceKernels {
         -> (scaled: Int32, lower: Int32, upper: Int32)
     {
         let scaled = halfPixelCenters ? value * scale10 + scale10 / 2 - (1 << 9) : value * scale10
-        let lower = max(scaled / (1 << 10), 0)  // truncating division, as in C++
+        // Truncating division, as in C++. The min() never changes a value TFLite computes for the
+        // sizes Prepare accepts; it only guarantees the index stays inside the input.
+        let lower = min(max(scaled / (1 << 10), 0), inputSize - 1)
         let upper = min((scaled + (1 << 10) - 1) / (1 << 10), inputSize - 1)
         return (scaled, lower, upper)
     }

@@ -111,14 +111,14 @@ extension PreparedNode {
         case .softmaxInt8(let p):
             ReferenceKernels.softmaxInt8(p, input: input(0).assumingMemoryBound(to: Int8.self),
                                          output: output().assumingMemoryBound(to: Int8.self))
-        case .meanInt8(let p):
+        case .mean(let p):
             ReferenceKernels.mean(p, input: input(0), output: output(), scratch: scratch)
         }
     }
 
     /// Bytes of scratch memory Eval needs (planned in the arena, alive only during this node).
     var scratchByteCount: Int {
-        if case .meanInt8(let p) = kernel { return p.outputCount * 4 }
+        if case .mean(let p) = kernel { return p.outputCount * 4 }
         return 0
     }
 

@@ -17,9 +17,11 @@ public struct KernelRegistry: Sendable {
         self.allowsOptimizedVariants = allowsOptimizedVariants
     }
 
-    /// The variant for a node. Only reference kernels exist so far; optimized variants will be
-    /// chosen here per operator, dtype and shape.
-    func variant(for code: BuiltinOperator) -> KernelVariant { .reference }
+    /// The variant for a node, chosen at Prepare from the operator and its prepared parameters
+    /// (dtype, shapes). Only reference kernels exist so far; optimized ones (SIMD, worker pool)
+    /// will be picked here when `allowsOptimizedVariants` and the shape suits them, and tested
+    /// against `.reference` on every fixture (OperatorFixtureTests).
+    func variant(for code: BuiltinOperator, kernel: Kernel) -> KernelVariant { .reference }
 
     /// Supported operators and the newest version of each this runtime understands.
     static let supportedVersions: [BuiltinOperator: Int] = [

@@ -27,7 +27,7 @@ enum Kernel: Sendable {
     case maxPoolInt8(PoolParameters)
     case softmaxInt8(SoftmaxParameters)
     case softmaxFloat(outer: Int, depth: Int, beta: Float)
-    case meanInt8(MeanParameters)
+    case mean(MeanParameters)
 }
 
 /// One node after Prepare.
@@ -49,7 +49,7 @@ struct PrepareContext {
 
     func prepare(_ node: OperatorNode) throws(ModelError) -> PreparedNode {
         let kernel = try makeKernel(node)
-        return PreparedNode(index: node.index, code: node.code, variant: registry.variant(for: node.code),
+        return PreparedNode(index: node.index, code: node.code, variant: registry.variant(for: node.code, kernel: kernel),
                             inputs: node.inputs, outputs: node.outputs, kernel: kernel)
     }
 
@@ -578,9 +578,8 @@ struct PrepareContext {
         } else {
             throw unsupported(node, "a computed (non-constant) size is not supported")
         }
-        guard input.quantization == output.quantization || input.quantization.map({ $0.scale }) == output.quantization.map({ $0.scale }) else {
-            throw fail(node, "input and output quantization must match")
-        }
+        // Like TFLite, the integer kernel interpolates codes and ignores the quantization
+        // parameters (converters give input and output the same ones).
         var p = ResizeBilinearParameters()
         p.batches = input.shape[0]
         p.inputHeight = input.shape[1]
@@ -876,6 +875,6 @@ struct PrepareContext {
             p.multiplier = Int32(truncatingIfNeeded: (Int64(base.multiplier) << Int64(extra)) / count)
             p.shift = base.shift - extra
         }
-        return .meanInt8(p)
+        return .mean(p)
     }
 }

@@ -191,6 +191,11 @@ def main():
     @tf.function
     def relu6_logistic(x, y):
         return tf.nn.relu6(tf.concat([x, y], axis=1)), tf.nn.relu(x - y), tf.math.sigmoid(x * y)
+    @tf.function
+    def float_mean(x):
+        return tf.reduce_mean(x, axis=[1]), tf.reduce_mean(x, axis=[0, 2], keepdims=True)
+    save("mean_float", convert_function(float_mean, [tf.TensorSpec((3, 5, 4), tf.float32)]))
+
     save("standalone_activations", convert_function(relu6_logistic, [tf.TensorSpec((1, 8), tf.float32), tf.TensorSpec((1, 8), tf.float32)], int8=True, shapes=[(1, 8), (1, 8)]))
 
 

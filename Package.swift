@@ -40,7 +40,9 @@ let package = Package(
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
         .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"], exclude: ["README.md"]),
-        .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
+        // Optimised int8 kernels (SIMD intrinsics per ISA, chosen at run time) and the worker pool.
+        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "InferenceCore", dependencies: ["LinuxSystem", "CKernels"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
         .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),

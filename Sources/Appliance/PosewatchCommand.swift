@@ -23,7 +23,7 @@ public struct PosewatchCommand: ParsableCommand {
         commandName: "posewatch",
         abstract: "An exercise-watching appliance: camera → pose → action → repetitions → LEDs and journal.",
         version: PosewatchVersion.current,
-        subcommands: [DoctorCommand.self, ModelCommand.self])
+        subcommands: [DoctorCommand.self, ModelCommand.self, BenchCommand.self])
 
     public init() {}
 }

@@ -2,9 +2,9 @@
 // and 2). Per output pixel the valid tap window is computed once (padding is handled there, not
 // in the inner loop); the inner loop runs over 16 channels with int16 products that are exact
 // (|w| ≤ 128, |x + input_offset| ≤ 255: |product| ≤ 32640), then requantizes with the ISA's
-// 16-lane requantization. Weights are packed at Prepare as int16 [taps][channels padded to 16].
-// Variants: 16c scalar/sse41 (portable loop, compiler-vectorised), 16c avx2 and avx512vnni
-// (vpmovsxbw + vpmullw + widening adds; AVX-512 requantization), 16c neon (vmovl + vmlal).
+// 16-lane requantization. Weights are packed at Prepare as int16 [taps][channels padded to 32].
+// Variants: 16c scalar/sse41 (portable loop, compiler-vectorised), 16c avx2 and 32c avx512vnni
+// (vpmovsxbw + vpmullw + widening adds, vector requantization), 16c neon (vmovl + vmlal).
 #include "requant.h"
 #include <stdlib.h>
 
@@ -24,7 +24,7 @@ pw_depthwise_plan *pw_depthwise_pack(const pw_conv_geometry *g, const int8_t *fi
     p->g = *g;
     p->isa = isa;
     p->channels = g->output_depth;
-    p->padded = (p->channels + 15) / 16 * 16;
+    p->padded = (p->channels + 31) / 32 * 32;
     int taps = g->filter_height * g->filter_width;
     p->weights = calloc((size_t)taps * p->padded, 2);
     p->bias = calloc((size_t)p->padded, 4);
@@ -67,7 +67,7 @@ typedef struct {
 /// One output row: for each pixel, the tap window, then blocks of 16 channels. DECLARE sets up
 /// the 16 accumulators, TAP adds one tap for 16 channels (x, w), FINISH requantizes and stores.
 /// A last block of fewer than 16 channels runs the portable loop.
-#define DEPTHWISE_ROW(name, attribute, DECLARE, TAP, FINISH)                                                    \
+#define DEPTHWISE_ROW(name, attribute, BLOCK, DECLARE, TAP, FINISH, DECLARE16, TAP16, FINISH16)                                                    \
     attribute static void name(void *context, int task, int thread) {                                           \
         (void)thread;                                                                                            \
         const depthwise_job *job = context;                                                                      \
@@ -88,7 +88,7 @@ typedef struct {
             while (fx0 < fx1 && ix0 + fx0 * g->dilation_width < 0) fx0++;                                       \
             while (fx1 > fx0 && ix0 + (fx1 - 1) * g->dilation_width >= g->input_width) fx1--;                  \
             int c0 = 0;                                                                                          \
-            for (; c0 + 16 <= C; c0 += 16) {                                                                     \
+            for (; c0 + BLOCK <= C; c0 += BLOCK) {                                                               \
                 DECLARE;                                                                                         \
                 for (int fy = fy0; fy < fy1; fy++) {                                                             \
                     const int8_t *row = image + (size_t)(iy0 + fy * g->dilation_height) * g->input_width * C;   \
@@ -102,8 +102,22 @@ typedef struct {
                                   g->output_offset, g->act_min, g->act_max};                                     \
                 FINISH;                                                                                          \
             }                                                                                                    \
-            if (c0 < C) {                                                                                        \
-                int width = C - c0;                                                                              \
+            for (; c0 + 16 <= C; c0 += 16) {                                                                     \
+                DECLARE16;                                                                                       \
+                for (int fy = fy0; fy < fy1; fy++) {                                                             \
+                    const int8_t *row = image + (size_t)(iy0 + fy * g->dilation_height) * g->input_width * C;   \
+                    for (int fx = fx0; fx < fx1; fx++) {                                                         \
+                        const int8_t *x = row + (size_t)(ix0 + fx * g->dilation_width) * C + c0;                \
+                        const int16_t *w = p->weights + (size_t)(fy * g->filter_width + fx) * p->padded + c0;    \
+                        TAP16;                                                                                   \
+                    }                                                                                            \
+                }                                                                                                \
+                pw_requant16 q = {p->bias + c0, p->multiplier + c0, p->left + c0, p->right + c0,                 \
+                                  g->output_offset, g->act_min, g->act_max};                                     \
+                FINISH16;                                                                                        \
+            }                                                                                                    \
+            for (; c0 < C; c0 += 16) {                                                                           \
+                int width = C - c0 < 16 ? C - c0 : 16;                                                           \
                 int32_t acc[16] = {0};                                                                           \
                 for (int fy = fy0; fy < fy1; fy++) {                                                             \
                     const int8_t *row = image + (size_t)(iy0 + fy * g->dilation_height) * g->input_width * C;   \
@@ -122,9 +136,11 @@ typedef struct {
 
 #define PORTABLE_DECLARE int32_t acc[16] = {0}
 #define PORTABLE_TAP for (int j = 0; j < 16; j++) acc[j] += (int16_t)(w[j] * (int16_t)(x[j] + offset))
-DEPTHWISE_ROW(depthwise_row_scalar, , PORTABLE_DECLARE, PORTABLE_TAP, pw_requant16_scalar(acc, &q, out + c0, 16))
+DEPTHWISE_ROW(depthwise_row_scalar, , 16, PORTABLE_DECLARE, PORTABLE_TAP, pw_requant16_scalar(acc, &q, out + c0, 16), \
+              PORTABLE_DECLARE, PORTABLE_TAP, pw_requant16_scalar(acc, &q, out + c0, 16))
 #if defined(__x86_64__)
-DEPTHWISE_ROW(depthwise_row_sse41, PW_TARGET_SSE41, PORTABLE_DECLARE, PORTABLE_TAP,
+DEPTHWISE_ROW(depthwise_row_sse41, PW_TARGET_SSE41, 16, PORTABLE_DECLARE, PORTABLE_TAP,
+              pw_requant16_scalar(acc, &q, out + c0, 16), PORTABLE_DECLARE, PORTABLE_TAP,
               pw_requant16_scalar(acc, &q, out + c0, 16))
 #define AVX2_DECLARE                                  \
     __m256i acc0 = _mm256_setzero_si256();            \
@@ -137,8 +153,28 @@ DEPTHWISE_ROW(depthwise_row_sse41, PW_TARGET_SSE41, PORTABLE_DECLARE, PORTABLE_T
         acc0 = _mm256_add_epi32(acc0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(product)));                \
         acc1 = _mm256_add_epi32(acc1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(product, 1)));           \
     } while (0)
-DEPTHWISE_ROW(depthwise_row_avx2, PW_TARGET_AVX2, AVX2_DECLARE, AVX2_TAP, pw_requant16_avx2(acc0, acc1, &q, out + c0, 16))
-DEPTHWISE_ROW(depthwise_row_avx512, PW_TARGET_AVX512VNNI, AVX2_DECLARE, AVX2_TAP,
+DEPTHWISE_ROW(depthwise_row_avx2, PW_TARGET_AVX2, 16, AVX2_DECLARE, AVX2_TAP, pw_requant16_avx2(acc0, acc1, &q, out + c0, 16), \
+              AVX2_DECLARE, AVX2_TAP, pw_requant16_avx2(acc0, acc1, &q, out + c0, 16))
+#define AVX512_DECLARE                                 \
+    __m512i acc0 = _mm512_setzero_si512();             \
+    __m512i acc1 = _mm512_setzero_si512();             \
+    const __m512i offset16 = _mm512_set1_epi16(offset)
+#define AVX512_TAP                                                                                               \
+    do {                                                                                                         \
+        __m512i xv = _mm512_add_epi16(_mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)x)), offset16);  \
+        __m512i product = _mm512_mullo_epi16(xv, _mm512_loadu_si512(w));                                        \
+        acc0 = _mm512_add_epi32(acc0, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(product)));                 \
+        acc1 = _mm512_add_epi32(acc1, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(product, 1)));           \
+    } while (0)
+#define AVX512_FINISH                                                                                            \
+    do {                                                                                                         \
+        pw_requant16_avx512(acc0, &q, out + c0, 16);                                                             \
+        pw_requant16 q2 = {p->bias + c0 + 16, p->multiplier + c0 + 16, p->left + c0 + 16, p->right + c0 + 16,    \
+                           g->output_offset, g->act_min, g->act_max};                                            \
+        pw_requant16_avx512(acc1, &q2, out + c0 + 16, 16);                                                       \
+    } while (0)
+DEPTHWISE_ROW(depthwise_row_avx512, PW_TARGET_AVX512VNNI, 32, AVX512_DECLARE, AVX512_TAP, AVX512_FINISH, \
+              AVX2_DECLARE, AVX2_TAP, \
               pw_requant16_avx512(_mm512_inserti64x4(_mm512_castsi256_si512(acc0), acc1, 1), &q, out + c0, 16))
 #endif
 #if defined(__aarch64__)
@@ -156,7 +192,8 @@ DEPTHWISE_ROW(depthwise_row_avx512, PW_TARGET_AVX512VNNI, AVX2_DECLARE, AVX2_TAP
         acc2 = vmlal_s16(acc2, vget_low_s16(hi), vget_low_s16(w1));                            \
         acc3 = vmlal_s16(acc3, vget_high_s16(hi), vget_high_s16(w1));                          \
     } while (0)
-DEPTHWISE_ROW(depthwise_row_neon, , NEON_DECLARE, NEON_TAP, pw_requant16_neon(acc0, acc1, acc2, acc3, &q, out + c0, 16))
+DEPTHWISE_ROW(depthwise_row_neon, , 16, NEON_DECLARE, NEON_TAP, pw_requant16_neon(acc0, acc1, acc2, acc3, &q, out + c0, 16), \
+              NEON_DECLARE, NEON_TAP, pw_requant16_neon(acc0, acc1, acc2, acc3, &q, out + c0, 16))
 #endif
 
 void pw_depthwise_run(const pw_depthwise_plan *p, pw_pool *pool, const int8_t *input, int8_t *output) {

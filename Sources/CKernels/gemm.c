@@ -4,14 +4,14 @@
 // output channels, for each group of 4 k: 16 channels × 4 bytes (64 bytes), K padded with zeros.
 //
 // Tiles (rows × channels, ISA): 2x16c4 scalar/sse41, 2x16c4 avx2 (vpmovsxbw + vpmaddwd),
-// 8x16c4 avx512vnni (vpdpbusd on input ^ 0x80, the 128·Σw correction in the bias), 2x16c4 neon
+// 4x64c4 avx512vnni (vpdpbusd: weights + 128 unsigned, input signed, 128·Σx subtracted), 2x16c4 neon
 // (smull + sadalp), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
 // in place; any other convolution copies one tile of patches (MR × K bytes, per thread, packed
 // at Prepare) and runs the same tile.
 #include "requant.h"
 #include <stdlib.h>
 
-#define MR_MAX 8
+#define MR_MAX 4
 
 struct pw_gemm_plan {
     pw_conv_geometry g;
@@ -102,25 +102,55 @@ PW_TARGET_AVX2 static void tile_2x16c4_avx2(const pw_gemm_plan *p, const int8_t 
     }
 }
 
-PW_TARGET_AVX512VNNI static void tile_8x16c4_avx512vnni(const pw_gemm_plan *p, const int8_t *const *rows,
-                                                        int rows_valid, int8_t *out) {
-    for (int nb = 0; nb < p->nblocks; nb++) {
-        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
-        __m512i acc[8];
-        for (int r = 0; r < 8; r++) acc[r] = _mm512_setzero_si512();
-        for (int k4 = 0; k4 < p->kp / 4; k4++, w += 64) {
-            __m512i wv = _mm512_loadu_si512(w);
-            for (int r = 0; r < 8; r++) {
-                uint32_t v;
-                memcpy(&v, rows[r] + 4 * k4, 4);
-                acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_set1_epi32((int32_t)(v ^ 0x80808080u)), wv);
-            }
-        }
-        pw_requant16 q = block_requant(p, nb);
-        for (int r = 0; r < rows_valid; r++) {
-            pw_requant16_avx512(acc[r], &q, out + (size_t)r * p->n + nb * 16, block_width(p, nb));
-        }
+/// 4 rows × NB blocks of 16 channels. The input is the signed operand of vpdpbusd (a dword
+/// broadcast, no sign flip) and the packed weights the unsigned one (stored as w + 128), so each
+/// accumulator holds Σ w·x + 128·Σ x; a fifth dpbusd per row against bytes of 1 gives Σ x, and
+/// the tile subtracts 128·Σ x before requantizing.
+#define VNNI_TILE(NB)                                                                                            \
+    PW_TARGET_AVX512VNNI static void vnni_4x##NB(const pw_gemm_plan *p, int nb, const int8_t *const *rows,      \
+                                                 int rows_valid, int8_t *out) {                                  \
+        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;                                                 \
+        const size_t block = (size_t)p->kp * 16;                                                                 \
+        const __m512i ones = _mm512_set1_epi8(1);                                                                \
+        __m512i acc[4][NB], sums[4];                                                                             \
+        for (int r = 0; r < 4; r++) {                                                                            \
+            sums[r] = _mm512_setzero_si512();                                                                    \
+            for (int b = 0; b < NB; b++) acc[r][b] = _mm512_setzero_si512();                                     \
+        }                                                                                                        \
+        const int8_t *x0 = rows[0], *x1 = rows[1], *x2 = rows[2], *x3 = rows[3];                                 \
+        for (int k = 0; k < p->kp; k += 4, w += 64) {                                                            \
+            __m512i wv[NB];                                                                                      \
+            for (int b = 0; b < NB; b++) wv[b] = _mm512_loadu_si512(w + b * block);                              \
+            int32_t v[4];                                                                                        \
+            memcpy(&v[0], x0 + k, 4);                                                                            \
+            memcpy(&v[1], x1 + k, 4);                                                                            \
+            memcpy(&v[2], x2 + k, 4);                                                                            \
+            memcpy(&v[3], x3 + k, 4);                                                                            \
+            for (int r = 0; r < 4; r++) {                                                                        \
+                __m512i xv = _mm512_set1_epi32(v[r]);                                                            \
+                sums[r] = _mm512_dpbusd_epi32(sums[r], ones, xv);                                                \
+                for (int b = 0; b < NB; b++) acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], wv[b], xv);              \
+            }                                                                                                    \
+        }                                                                                                        \
+        for (int b = 0; b < NB; b++) {                                                                           \
+            pw_requant16 q = block_requant(p, nb + b);                                                           \
+            for (int r = 0; r < rows_valid; r++) {                                                               \
+                __m512i corrected = _mm512_sub_epi32(acc[r][b], _mm512_slli_epi32(sums[r], 7));                 \
+                pw_requant16_avx512(corrected, &q, out + (size_t)r * p->n + (nb + b) * 16, block_width(p, nb + b)); \
+            }                                                                                                    \
+        }                                                                                                        \
     }
+
+VNNI_TILE(4)
+VNNI_TILE(2)
+VNNI_TILE(1)
+
+PW_TARGET_AVX512VNNI static void tile_4x64c4_avx512vnni(const pw_gemm_plan *p, const int8_t *const *rows,
+                                                        int rows_valid, int8_t *out) {
+    int nb = 0;
+    for (; nb + 4 <= p->nblocks; nb += 4) vnni_4x4(p, nb, rows, rows_valid, out);
+    for (; nb + 2 <= p->nblocks; nb += 2) vnni_4x2(p, nb, rows, rows_valid, out);
+    for (; nb < p->nblocks; nb++) vnni_4x1(p, nb, rows, rows_valid, out);
 }
 #endif
 
@@ -183,7 +213,7 @@ PW_TARGET_DOTPROD static void tile_4x16c4_neondot(const pw_gemm_plan *p, const i
 
 static int tile_rows(int isa) {
     switch (isa) {
-    case PW_ISA_AVX512VNNI: return 8;
+    case PW_ISA_AVX512VNNI: return 4;
     case PW_ISA_NEONDOT: return 4;
     default: return 2;
     }
@@ -194,7 +224,7 @@ static tile_fn tile_for(int isa) {
 #if defined(__x86_64__)
     case PW_ISA_SSE41: return tile_2x16c4_sse41;
     case PW_ISA_AVX2: return tile_2x16c4_avx2;
-    case PW_ISA_AVX512VNNI: return tile_8x16c4_avx512vnni;
+    case PW_ISA_AVX512VNNI: return tile_4x64c4_avx512vnni;
 #endif
 #if defined(__aarch64__)
     case PW_ISA_NEON: return tile_2x16c4_neon;
@@ -235,11 +265,11 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
         for (int k = 0; k < p->k; k++) {
             int8_t w = filter[(size_t)n * p->k + k];
             sum += w;
-            block[(k / 4) * 64 + (n % 16) * 4 + k % 4] = w;
+            // vpdpbusd multiplies unsigned by signed bytes: the VNNI tile reads weights as w + 128.
+            block[(k / 4) * 64 + (n % 16) * 4 + k % 4] = isa == PW_ISA_AVX512VNNI ? (int8_t)(w ^ 0x80) : w;
         }
         // Wrapping int32 arithmetic, like the reference's accumulator.
         uint32_t folded = (uint32_t)(bias ? bias[n] : 0) + (uint32_t)g->input_offset * (uint32_t)sum;
-        if (isa == PW_ISA_AVX512VNNI) folded -= 128u * (uint32_t)sum;  // vpdpbusd sees input + 128
         p->bias[n] = (int32_t)folded;
         p->multiplier[n] = multipliers[n];
         p->left[n] = shifts[n] > 0 ? shifts[n] : 0;

@@ -136,7 +136,7 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             }
             guard let plan else { return nil }
             return OptimizedKernel(.depthwise(plan), variant: variant,
-                                   name: "dwconv-\(p.filterHeight)x\(p.filterWidth)s\(p.strideHeight)-16c-\(variant.rawValue)")
+                                   name: "dwconv-\(p.filterHeight)x\(p.filterWidth)s\(p.strideHeight)-\(variant == .avx512vnni ? 32 : 16)c-\(variant.rawValue)")
         }
         let plan = p.multipliers.withUnsafeBufferPointer { m in
             p.shifts.withUnsafeBufferPointer { s in pw_gemm_pack(&g, filter, bias, m.baseAddress, s.baseAddress, isa) }
@@ -252,7 +252,7 @@ extension KernelVariant {
     /// The GEMM tile (rows × channels, c4 packing) this ISA runs.
     var gemmTile: String {
         switch self {
-        case .avx512vnni: "8x16c4"
+        case .avx512vnni: "4x64c4"
         case .neondot: "4x16c4"
         default: "2x16c4"
         }

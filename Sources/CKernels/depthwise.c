@@ -211,5 +211,7 @@ void pw_depthwise_run(const pw_depthwise_plan *p, pw_pool *pool, const int8_t *i
 #endif
     default: break;
     }
-    pw_pool_run(pool, p->g.batches * p->g.output_height, fn, &job);
+    int64_t work = (int64_t)p->g.batches * p->g.output_height * p->g.output_width * p->channels *
+                   p->g.filter_height * p->g.filter_width;
+    pw_pool_run(work < (1 << 16) ? NULL : pool, p->g.batches * p->g.output_height, fn, &job);
 }

@@ -356,7 +356,9 @@ void pw_conv_run(const pw_gemm_plan *p, pw_pool *pool, const int8_t *input, int8
     job.output = output;
     job.m = p->g.batches * p->g.output_height * p->g.output_width;
     job.tile = tile_for(p->isa);
-    job.rows_per_task = pw_task_size(job.m, pw_pool_threads(pool), p->mr);
+    // Below ~256K multiply-adds a wake-up of the other threads costs more than it saves.
+    int64_t work = (int64_t)job.m * p->n * p->kp;
+    job.rows_per_task = work < (1 << 18) ? job.m : pw_task_size(job.m, pw_pool_threads(pool), p->mr);
     int tasks = (job.m + job.rows_per_task - 1) / job.rows_per_task;
     pw_pool_run(pool, tasks, conv_task, &job);
 }

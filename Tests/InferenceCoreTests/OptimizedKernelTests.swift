@@ -163,6 +163,25 @@ import InferenceCore
         }
     }
 
+    @Test(arguments: OptimizedKernelTests.variants)
+    func quantizeAndRequantizeMatchTheReference(_ variant: KernelVariant) throws {
+        var random = KernelCheck.Random(seed: 5)
+        var values: [Float] = [0, -0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 127.5, -128.5, 1e10, -1e10, .infinity, -.infinity,
+                               .nan, 0.49999997, -0.49999997, 8388607.5, 3e9, -3e9]
+        for _ in 0..<2000 { values.append(Float(Int64(random.next() % 200_001) - 100_000) / 64) }
+        for (scale, zeroPoint) in [(Float(1), Int32(0)), (0.25, -128), (0.0078125, 127), (0.37, 5), (3.1, -7)] {
+            let result = try #require(KernelCheck.quantize(values, scale: scale, zeroPoint: zeroPoint, variant: variant))
+            if let mismatch = Self.firstMismatch(result) { Issue.record("\(variant) quantize \(scale) \(zeroPoint): \(mismatch)") }
+        }
+        for index in 0..<40 {
+            let multiplier = index % 4 == 0 ? 1 + Double(random.next() % 3000) / 1000 : Double(random.next() % 100_000 + 1) / 1e5
+            let result = try #require(KernelCheck.requantizeAllBytes(
+                inputZeroPoint: Int32(random.int(-128...127)), outputZeroPoint: Int32(random.int(-128...127)),
+                multiplier: multiplier, variant: variant))
+            if let mismatch = Self.firstMismatch(result) { Issue.record("\(variant) requantize case \(index): \(mismatch)") }
+        }
+    }
+
     @Test(.enabled(if: TestPaths.moveNetAvailable, "needs ../shared/models (absent in a user's checkout)"),
           arguments: OptimizedKernelTests.variants)
     func moveNetOutputsMatchTheReferenceKernelsExactly(_ variant: KernelVariant) throws {

@@ -101,6 +101,13 @@ void pw_mul_int8(const pw_mul_params *p, int isa, pw_pool *pool, const int8_t *a
 void pw_binary_table_int8(const uint8_t *table, const int64_t *dimensions, const int64_t *strides1,
                           const int64_t *strides2, const int8_t *a, const int8_t *b, int8_t *out);
 
+/// out[i] = table[in[i]] for a 1-byte input, entries of `entry_bytes` (1, 2 or 4) bytes: any unary
+/// operator on int8/uint8 (QUANTIZE int→int, CAST, DEQUANTIZE), the table built by the reference.
+void pw_lookup_u8(const void *table, int entry_bytes, int64_t count, const uint8_t *input, void *output);
+
+/// QUANTIZE float32 → int8 (AffineQuantize): clamp(saturate(round_half_away(x / scale)) + zero_point).
+void pw_quantize_float_int8(float scale, int32_t zero_point, int64_t count, const float *input, int8_t *output);
+
 typedef struct {
     int32_t batches, input_height, input_width, depth, output_height, output_width;
     int32_t height_scale10, width_scale10, half_pixel_centers;

@@ -219,3 +219,44 @@ public enum KernelCheck {
         return (reference, optimized)
     }
 }
+
+extension KernelCheck {
+    /// (reference, optimised) QUANTIZE float32 → int8 of `values`.
+    public static func quantize(_ values: [Float], scale: Float, zeroPoint: Int32,
+                                variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
+        var reference = [Int8](repeating: 0, count: values.count)
+        var optimized = [Int8](repeating: 0x55, count: values.count)
+        values.withUnsafeBufferPointer { x in
+            reference.withUnsafeMutableBytes {
+                ReferenceKernels.affineQuantize(count: values.count, scale: scale, zeroPoint: zeroPoint, outputType: .int8,
+                                                input: x.baseAddress!, output: $0.baseAddress!)
+            }
+        }
+        guard let kernel = OptimizedKernel.binary(.quantizeFloat(count: values.count, scale: scale, zeroPoint: zeroPoint,
+                                                                 outputType: .int8), variant: variant)
+        else { return nil }
+        values.withUnsafeBytes { x in
+            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+        }
+        return (reference, optimized)
+    }
+
+    /// (reference, optimised) QUANTIZE int8 → int8 (requantize) over all 256 inputs.
+    public static func requantizeAllBytes(inputZeroPoint: Int32, outputZeroPoint: Int32, multiplier: Double,
+                                          variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
+        var p = RequantizeParameters()
+        p.count = 256
+        p.inputZeroPoint = inputZeroPoint
+        p.outputZeroPoint = outputZeroPoint
+        p.multiplier = QuantizedMultiplier(multiplier)
+        let input = (0..<256).map { Int8(truncatingIfNeeded: $0) }
+        var reference = [Int8](repeating: 0, count: 256)
+        var optimized = [Int8](repeating: 0x55, count: 256)
+        input.withUnsafeBytes { x in reference.withUnsafeMutableBytes { ReferenceKernels.requantize(p, input: x.baseAddress!, output: $0.baseAddress!) } }
+        guard let kernel = OptimizedKernel.binary(.requantize(p), variant: variant) else { return nil }
+        input.withUnsafeBytes { x in
+            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+        }
+        return (reference, optimized)
+    }
+}

@@ -17,6 +17,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         /// Broadcast int8 ADD/SUB/MUL: a 256×256 table (out = table[a << 8 | b]) and the 6-D plan
         /// (dimensions, strides1, strides2: 18 Int64s), both in one allocation made at Prepare.
         case table(UnsafeMutablePointer<UInt8>, plan: UnsafeMutablePointer<Int64>)
+        /// A unary operator on 1-byte input as a 256-entry table of `entryBytes`-byte results.
+        case byteTable(UnsafeMutableRawPointer, entryBytes: Int, count: Int)
+        /// QUANTIZE float32 → int8.
+        case quantize(scale: Float, zeroPoint: Int32, count: Int)
     }
 
     let operation: Operation
@@ -37,6 +41,8 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case .table(let table, let plan):
             table.deallocate()
             plan.deallocate()
+        case .byteTable(let table, _, _):
+            table.deallocate()
         default: break
         }
     }
@@ -66,7 +72,23 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case .table(let table, let plan):
             pw_binary_table_int8(table, plan, plan + 6, plan + 12, input.assumingMemoryBound(to: Int8.self),
                                  secondInput!.assumingMemoryBound(to: Int8.self), output.assumingMemoryBound(to: Int8.self))
+        case .byteTable(let table, let entryBytes, let count):
+            pw_lookup_u8(table, Int32(entryBytes), Int64(count), input.assumingMemoryBound(to: UInt8.self), output)
+        case .quantize(let scale, let zeroPoint, let count):
+            pw_quantize_float_int8(scale, zeroPoint, Int64(count), input.assumingMemoryBound(to: Float.self),
+                                   output.assumingMemoryBound(to: Int8.self))
         }
+    }
+
+    /// A unary 1-byte-input node as a table: the reference kernel run once on the 256 inputs.
+    static func byteTableKernel(entryBytes: Int, count: Int, variant: KernelVariant, name: String,
+                                reference: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) -> OptimizedKernel {
+        let inputs = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        defer { inputs.deallocate() }
+        for index in 0..<256 { inputs[index] = UInt8(index) }
+        let table = UnsafeMutableRawPointer.allocate(byteCount: 256 * entryBytes, alignment: 16)
+        reference(UnsafeRawPointer(inputs), table)
+        return OptimizedKernel(.byteTable(table, entryBytes: entryBytes, count: count), variant: variant, name: name)
     }
 
     /// A broadcast binary int8 node as a table: the reference kernel run once on all 65536
@@ -87,11 +109,34 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         }
         let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
         table.withMemoryRebound(to: Int8.self, capacity: 65536) { reference(a, b, $0) }
+        // Coalesce neighbouring dimensions that both inputs walk alike (contiguous, or both
+        // broadcast), so the inner loop is as long as possible (an image minus a scalar is one loop).
+        // Dimensions of size 1 are dropped; walking from the innermost out, a dimension joins the
+        // one inside it when both inputs step through it as one run.
+        var d: [Int] = [], s1: [Int] = [], s2: [Int] = []  // innermost first
+        for axis in stride(from: 5, through: 0, by: -1) where plan.dimensions[axis] != 1 {
+            let size = plan.dimensions[axis], a = plan.strides1[axis], b = plan.strides2[axis]
+            if let last = d.indices.last, a == s1[last] * d[last], b == s2[last] * d[last] {
+                d[last] *= size
+            } else {
+                d.append(size)
+                s1.append(a)
+                s2.append(b)
+            }
+        }
+        while d.count < 6 {
+            d.append(1)
+            s1.append(0)
+            s2.append(0)
+        }
+        d.reverse()
+        s1.reverse()
+        s2.reverse()
         let dimensions = UnsafeMutablePointer<Int64>.allocate(capacity: 18)
         for axis in 0..<6 {
-            dimensions[axis] = Int64(plan.dimensions[axis])
-            dimensions[6 + axis] = Int64(plan.strides1[axis])
-            dimensions[12 + axis] = Int64(plan.strides2[axis])
+            dimensions[axis] = Int64(d[axis])
+            dimensions[6 + axis] = Int64(s1[axis])
+            dimensions[12 + axis] = Int64(s2[axis])
         }
         return OptimizedKernel(.table(table, plan: dimensions), variant: variant, name: name)
     }
@@ -193,6 +238,29 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             c.act_max = p.range.maximum
             return OptimizedKernel(.mul(c, count: p.plan.count), variant: variant,
                                    name: "mul-elementwise-\(variant.rawValue)")
+        case .requantize(let p):
+            var all = p
+            all.count = 256
+            let bytes = p.outputType == .int8 || p.outputType == .uint8 ? 1 : 0
+            guard bytes == 1, p.inputType == .int8 || p.inputType == .uint8 else { return nil }
+            return byteTableKernel(entryBytes: 1, count: p.count, variant: variant, name: "requantize-table") {
+                ReferenceKernels.requantize(all, input: $0, output: $1)
+            }
+        case .cast(let count, let from, let to):
+            guard from == .int8 || from == .uint8, let size = to.byteSize, [1, 2, 4].contains(size) else { return nil }
+            return byteTableKernel(entryBytes: size, count: count, variant: variant, name: "cast-table") {
+                ReferenceKernels.cast(count: 256, from: from, to: to, input: $0, output: $1)
+            }
+        case .dequantize(let count, let scale, let zeroPoint, let inputType):
+            guard inputType == .int8 || inputType == .uint8 else { return nil }
+            return byteTableKernel(entryBytes: 4, count: count, variant: variant, name: "dequantize-table") {
+                ReferenceKernels.dequantize(count: 256, scale: scale, zeroPoint: zeroPoint, inputType: inputType,
+                                            input: $0, output: $1.assumingMemoryBound(to: Float.self))
+            }
+        case .quantizeFloat(let count, let scale, let zeroPoint, let outputType):
+            guard outputType == .int8 else { return nil }
+            return OptimizedKernel(.quantize(scale: scale, zeroPoint: zeroPoint, count: count), variant: variant,
+                                   name: "quantize-float-int8")
         case .resizeBilinearInteger(let p, let type):
             guard type == .int8 else { return nil }
             var c = pw_resize_params()

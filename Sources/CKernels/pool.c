@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdatomic.h>
+#include <sched.h>
 #if defined(__x86_64__)
 #define PW_PAUSE() __builtin_ia32_pause()
 #elif defined(__aarch64__)
@@ -40,7 +41,10 @@ static void work(pw_pool *pool, int thread) {
     }
 }
 
-enum { SPIN_ITERATIONS = 200000 };
+// ~1 ms of pause-spinning between operators before a worker sleeps; the caller, waiting for a
+// task another thread holds, yields its core after a short spin (on a loaded machine the holder
+// may be waiting for exactly that core).
+enum { SPIN_ITERATIONS = 20000, CALLER_SPINS_BEFORE_YIELD = 2000 };
 
 static void *worker_main(void *argument) {
     worker_start start = *(worker_start *)argument;
@@ -126,5 +130,9 @@ void pw_pool_run(pw_pool *pool, int tasks, pw_task_fn fn, void *context) {
         pthread_mutex_unlock(&pool->mutex);
     }
     work(pool, 0);
-    while (atomic_load_explicit(&pool->remaining, memory_order_acquire) > 0) PW_PAUSE();
+    int spins = 0;
+    while (atomic_load_explicit(&pool->remaining, memory_order_acquire) > 0) {
+        if (++spins < CALLER_SPINS_BEFORE_YIELD) PW_PAUSE();
+        else sched_yield();
+    }
 }

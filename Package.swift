@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
         .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"], exclude: ["README.md"]),
         // Optimised int8 kernels (SIMD intrinsics per ISA, chosen at run time) and the worker pool.
-        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem", "CKernels"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
         .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation"]),

@@ -14,6 +14,13 @@ struct pw_depthwise_plan {
     int32_t channels, padded;
     int16_t *weights;
     int32_t *bias, *multiplier, *left, *right;
+    // avx512vnni, pixels whose whole window is inside the image: taps in pairs for vpdpwssd
+    // (per pair and 32-channel block: 32 int16 for the unpacklo half, 32 for the unpackhi half),
+    // the input offset folded into the bias (Σ w · offset), and each tap's byte offset.
+    int16_t *pairs;
+    int32_t *interior_bias;
+    int64_t *tap_offsets;
+    int pair_count;
 };
 
 pw_depthwise_plan *pw_depthwise_pack(const pw_conv_geometry *g, const int8_t *filter, const int32_t *bias,
@@ -43,6 +50,40 @@ pw_depthwise_plan *pw_depthwise_pack(const pw_conv_geometry *g, const int8_t *fi
         p->left[c] = shifts[c] > 0 ? shifts[c] : 0;
         p->right[c] = shifts[c] > 0 ? 0 : -shifts[c];
     }
+    if (isa == PW_ISA_AVX512VNNI) {
+        int blocks = p->padded / 32;
+        p->pair_count = (taps + 1) / 2;
+        p->pairs = calloc((size_t)p->pair_count * blocks * 64, 2);
+        p->interior_bias = calloc((size_t)p->padded, 4);
+        p->tap_offsets = calloc((size_t)taps + 1, 8);
+        if (!p->pairs || !p->interior_bias || !p->tap_offsets) {
+            pw_depthwise_destroy(p);
+            return NULL;
+        }
+        for (int t = 0; t < taps; t++) {
+            int fy = t / g->filter_width, fx = t % g->filter_width;
+            p->tap_offsets[t] = ((int64_t)fy * g->dilation_height * g->input_width + (int64_t)fx * g->dilation_width) *
+                                p->channels;
+        }
+        p->tap_offsets[taps] = p->tap_offsets[taps - 1];  // odd count: a real address, weight 0
+        for (int c = 0; c < p->channels; c++) {
+            uint32_t sum = 0;
+            for (int t = 0; t < taps; t++) sum += (uint32_t)(int32_t)filter[(size_t)t * p->channels + c];
+            p->interior_bias[c] = (int32_t)((uint32_t)p->bias[c] + (uint32_t)g->input_offset * sum);
+        }
+        for (int pp = 0; pp < p->pair_count; pp++)
+            for (int b = 0; b < blocks; b++) {
+                int16_t *dst = p->pairs + ((size_t)pp * blocks + b) * 64;
+                for (int half = 0; half < 2; half++)
+                    for (int lane = 0; lane < 4; lane++)
+                        for (int j = 0; j < 4; j++)
+                            for (int k = 0; k < 2; k++) {
+                                int t = 2 * pp + k, c = b * 32 + 8 * lane + 4 * half + j;
+                                int16_t w = (t < taps && c < p->channels) ? filter[(size_t)t * p->channels + c] : 0;
+                                dst[half * 32 + lane * 8 + 2 * j + k] = w;
+                            }
+            }
+    }
     return p;
 }
 
@@ -53,6 +94,9 @@ void pw_depthwise_destroy(pw_depthwise_plan *p) {
     free(p->multiplier);
     free(p->left);
     free(p->right);
+    free(p->pairs);
+    free(p->interior_bias);
+    free(p->tap_offsets);
     free(p);
 }
 
@@ -67,7 +111,7 @@ typedef struct {
 /// One output row: for each pixel, the tap window, then blocks of 16 channels. DECLARE sets up
 /// the 16 accumulators, TAP adds one tap for 16 channels (x, w), FINISH requantizes and stores.
 /// A last block of fewer than 16 channels runs the portable loop.
-#define DEPTHWISE_ROW(name, attribute, BLOCK, DECLARE, TAP, FINISH, DECLARE16, TAP16, FINISH16)                                                    \
+#define DEPTHWISE_ROW(name, attribute, BLOCK, INTERIOR, DECLARE, TAP, FINISH, DECLARE16, TAP16, FINISH16)                                                    \
     attribute static void name(void *context, int task, int thread) {                                           \
         (void)thread;                                                                                            \
         const depthwise_job *job = context;                                                                      \
@@ -88,7 +132,9 @@ typedef struct {
             while (fx0 < fx1 && ix0 + fx0 * g->dilation_width < 0) fx0++;                                       \
             while (fx1 > fx0 && ix0 + (fx1 - 1) * g->dilation_width >= g->input_width) fx1--;                  \
             int c0 = 0;                                                                                          \
+            int interior = fy0 == 0 && fy1 == g->filter_height && fx0 == 0 && fx1 == g->filter_width;          \
             for (; c0 + BLOCK <= C; c0 += BLOCK) {                                                               \
+                if (interior) { INTERIOR; }                                                                      \
                 DECLARE;                                                                                         \
                 for (int fy = fy0; fy < fy1; fy++) {                                                             \
                     const int8_t *row = image + (size_t)(iy0 + fy * g->dilation_height) * g->input_width * C;   \
@@ -136,10 +182,10 @@ typedef struct {
 
 #define PORTABLE_DECLARE int32_t acc[16] = {0}
 #define PORTABLE_TAP for (int j = 0; j < 16; j++) acc[j] += (int16_t)(w[j] * (int16_t)(x[j] + offset))
-DEPTHWISE_ROW(depthwise_row_scalar, , 16, PORTABLE_DECLARE, PORTABLE_TAP, pw_requant16_scalar(acc, &q, out + c0, 16), \
+DEPTHWISE_ROW(depthwise_row_scalar, , 16, (void)0, PORTABLE_DECLARE, PORTABLE_TAP, pw_requant16_scalar(acc, &q, out + c0, 16), \
               PORTABLE_DECLARE, PORTABLE_TAP, pw_requant16_scalar(acc, &q, out + c0, 16))
 #if defined(__x86_64__)
-DEPTHWISE_ROW(depthwise_row_sse41, PW_TARGET_SSE41, 16, PORTABLE_DECLARE, PORTABLE_TAP,
+DEPTHWISE_ROW(depthwise_row_sse41, PW_TARGET_SSE41, 16, (void)0, PORTABLE_DECLARE, PORTABLE_TAP,
               pw_requant16_scalar(acc, &q, out + c0, 16), PORTABLE_DECLARE, PORTABLE_TAP,
               pw_requant16_scalar(acc, &q, out + c0, 16))
 #define AVX2_DECLARE                                  \
@@ -153,8 +199,32 @@ DEPTHWISE_ROW(depthwise_row_sse41, PW_TARGET_SSE41, 16, PORTABLE_DECLARE, PORTAB
         acc0 = _mm256_add_epi32(acc0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(product)));                \
         acc1 = _mm256_add_epi32(acc1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(product, 1)));           \
     } while (0)
-DEPTHWISE_ROW(depthwise_row_avx2, PW_TARGET_AVX2, 16, AVX2_DECLARE, AVX2_TAP, pw_requant16_avx2(acc0, acc1, &q, out + c0, 16), \
+DEPTHWISE_ROW(depthwise_row_avx2, PW_TARGET_AVX2, 16, (void)0, AVX2_DECLARE, AVX2_TAP, pw_requant16_avx2(acc0, acc1, &q, out + c0, 16), \
               AVX2_DECLARE, AVX2_TAP, pw_requant16_avx2(acc0, acc1, &q, out + c0, 16))
+/// All taps inside the image: pairs of taps through vpdpwssd (int16 pairs → int32), input offset
+/// folded into interior_bias, then the lanes put back in channel order.
+#define AVX512_INTERIOR                                                                                          \
+    {                                                                                                            \
+        const int8_t *base = image + ((size_t)iy0 * g->input_width + ix0) * C + c0;                              \
+        const int16_t *wp = p->pairs + (size_t)(c0 / 32) * 64;                                                   \
+        const size_t pair_stride = (size_t)(p->padded / 32) * 64;                                                \
+        __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();                                        \
+        for (int pp = 0; pp < p->pair_count; pp++, wp += pair_stride) {                                          \
+            __m512i a = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(base + p->tap_offsets[2 * pp])));      \
+            __m512i b = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *)(base + p->tap_offsets[2 * pp + 1])));  \
+            lo = _mm512_dpwssd_epi32(lo, _mm512_unpacklo_epi16(a, b), _mm512_loadu_si512(wp));                   \
+            hi = _mm512_dpwssd_epi32(hi, _mm512_unpackhi_epi16(a, b), _mm512_loadu_si512(wp + 32));              \
+        }                                                                                                        \
+        const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);         \
+        const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);  \
+        pw_requant16 q0 = {p->interior_bias + c0, p->multiplier + c0, p->left + c0, p->right + c0,               \
+                           g->output_offset, g->act_min, g->act_max};                                            \
+        pw_requant16 q1 = {p->interior_bias + c0 + 16, p->multiplier + c0 + 16, p->left + c0 + 16,               \
+                           p->right + c0 + 16, g->output_offset, g->act_min, g->act_max};                        \
+        pw_requant16_avx512(_mm512_permutex2var_epi32(lo, first, hi), &q0, out + c0, 16);                        \
+        pw_requant16_avx512(_mm512_permutex2var_epi32(lo, second, hi), &q1, out + c0 + 16, 16);                  \
+        continue;                                                                                                \
+    }
 #define AVX512_DECLARE                                 \
     __m512i acc0 = _mm512_setzero_si512();             \
     __m512i acc1 = _mm512_setzero_si512();             \
@@ -173,7 +243,7 @@ DEPTHWISE_ROW(depthwise_row_avx2, PW_TARGET_AVX2, 16, AVX2_DECLARE, AVX2_TAP, pw
                            g->output_offset, g->act_min, g->act_max};                                            \
         pw_requant16_avx512(acc1, &q2, out + c0 + 16, 16);                                                       \
     } while (0)
-DEPTHWISE_ROW(depthwise_row_avx512, PW_TARGET_AVX512VNNI, 32, AVX512_DECLARE, AVX512_TAP, AVX512_FINISH, \
+DEPTHWISE_ROW(depthwise_row_avx512, PW_TARGET_AVX512VNNI, 32, AVX512_INTERIOR, AVX512_DECLARE, AVX512_TAP, AVX512_FINISH, \
               AVX2_DECLARE, AVX2_TAP, \
               pw_requant16_avx512(_mm512_inserti64x4(_mm512_castsi256_si512(acc0), acc1, 1), &q, out + c0, 16))
 #endif
@@ -192,7 +262,7 @@ DEPTHWISE_ROW(depthwise_row_avx512, PW_TARGET_AVX512VNNI, 32, AVX512_DECLARE, AV
         acc2 = vmlal_s16(acc2, vget_low_s16(hi), vget_low_s16(w1));                            \
         acc3 = vmlal_s16(acc3, vget_high_s16(hi), vget_high_s16(w1));                          \
     } while (0)
-DEPTHWISE_ROW(depthwise_row_neon, , 16, NEON_DECLARE, NEON_TAP, pw_requant16_neon(acc0, acc1, acc2, acc3, &q, out + c0, 16), \
+DEPTHWISE_ROW(depthwise_row_neon, , 16, (void)0, NEON_DECLARE, NEON_TAP, pw_requant16_neon(acc0, acc1, acc2, acc3, &q, out + c0, 16), \
               NEON_DECLARE, NEON_TAP, pw_requant16_neon(acc0, acc1, acc2, acc3, &q, out + c0, 16))
 #endif
 

@@ -9,7 +9,7 @@ OUT=.build/ckernels-arm64
 mkdir -p "$OUT"
 clang --target=aarch64-linux-gnu --sysroot="$ROOT" -fuse-ld=lld -static -O3 -Wall \
   -ISources/CKernels/include Sources/CKernels/*.c Tests/Benchmarks/ckernels_variants_check.c \
-  -lpthread -o "$OUT/ckernels_variants_check"
+  -lpthread -lm -o "$OUT/ckernels_variants_check"
 for cpu in cortex-a72 max; do
   echo "== qemu-aarch64-static -cpu $cpu"
   qemu-aarch64-static -cpu "$cpu" "$OUT/ckernels_variants_check"

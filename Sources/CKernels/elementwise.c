@@ -165,6 +165,8 @@ void pw_binary_table_int8(const uint8_t *table, const int64_t *d, const int64_t 
                         } else if (sx == 0 && sy == 1) {
                             const uint8_t *row = table + ((size_t)x[0] << 8);
                             for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)row[y[i]];
+                        } else if (sx == 1 && sy == 1) {
+                            for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)table[((size_t)x[i] << 8) | y[i]];
                         } else {
                             for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)table[((size_t)x[i * sx] << 8) | y[i * sy]];
                         }

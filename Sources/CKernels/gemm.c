@@ -315,9 +315,14 @@ static void gather_patch(const pw_gemm_plan *p, const int8_t *input, int m, int8
         for (int fx = 0; fx < g->filter_width; fx++, dst += c) {
             int ix = ox * g->stride_width - g->pad_width + fx * g->dilation_width;
             if (iy < 0 || iy >= g->input_height || ix < 0 || ix >= g->input_width) {
-                memset(dst, zero_point, (size_t)c);
+                for (int j = 0; j < c; j++) dst[j] = zero_point;
             } else {
-                memcpy(dst, input + (((size_t)batch * g->input_height + iy) * g->input_width + ix) * c, (size_t)c);
+                const int8_t *src = input + (((size_t)batch * g->input_height + iy) * g->input_width + ix) * c;
+                if (c < 16) {
+                    for (int j = 0; j < c; j++) dst[j] = src[j];  // an RGB pixel: no memcpy call
+                } else {
+                    memcpy(dst, src, (size_t)c);
+                }
             }
         }
     }

@@ -2,7 +2,7 @@
 // one operator over threads. InferenceCore's reference kernels are the oracle: every variant here
 // is tested bit-exact against them (Tests/InferenceCoreTests/OptimizedKernelTests.swift).
 //
-// Variants are named by tile and ISA, XNNPACK-style (e.g. gemm 4x16c4 avx512vnni). Weights are
+// Variants are named by tile and ISA, XNNPACK-style (e.g. gemm 4x64c4 avx512vnni). Weights are
 // packed once at Prepare (pw_gemm_pack); run functions allocate nothing.
 #ifndef POSEWATCH_CKERNELS_H
 #define POSEWATCH_CKERNELS_H

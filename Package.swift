@@ -48,7 +48,9 @@ let package = Package(
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
         .target(name: "JSONFormat"),
         .target(name: "Capture", dependencies: ["LinuxSystem", "CV4L2"], exclude: ["README.md"]),
-        .target(name: "InferenceCore", dependencies: ["LinuxSystem"]),
+        // Optimised int8 kernels (SIMD intrinsics per ISA, chosen at run time) and the worker pool.
+        .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "InferenceCore", dependencies: ["LinuxSystem", "CKernels"]),
         .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
         .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),

@@ -23,7 +23,7 @@ public struct PosewatchCommand: ParsableCommand {
         commandName: "posewatch",
         abstract: "An exercise-watching appliance: camera → pose → action → repetitions → LEDs and journal.",
         version: PosewatchVersion.current,
-        subcommands: [RunCommand.self, DoctorCommand.self, ModelCommand.self, SnapshotCommand.self, ReplayCommand.self],
+        subcommands: [RunCommand.self, DoctorCommand.self, ModelCommand.self, BenchCommand.self, SnapshotCommand.self, ReplayCommand.self],
         defaultSubcommand: RunCommand.self)
 
     public init() {}

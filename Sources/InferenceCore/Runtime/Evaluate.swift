@@ -1,13 +1,19 @@
 extension PreparedNode {
     /// Eval: runs the prepared kernel on the tensors' memory. Reads only what Prepare computed.
     @inline(__always)
-    func evaluate(_ data: UnsafeBufferPointer<UnsafeMutableRawPointer>, scratch: UnsafeMutableRawPointer) throws(ModelError) {
+    func evaluate(_ data: UnsafeBufferPointer<UnsafeMutableRawPointer>, scratch: UnsafeMutableRawPointer,
+                  pool: OpaquePointer? = nil) throws(ModelError) {
         @inline(__always) func input(_ position: Int) -> UnsafeRawPointer { UnsafeRawPointer(data[inputs[position]]) }
         @inline(__always) func output(_ position: Int = 0) -> UnsafeMutableRawPointer { data[outputs[position]] }
         @inline(__always) func optionalInput(_ position: Int) -> UnsafeRawPointer? {
             position < inputs.count && inputs[position] >= 0 ? UnsafeRawPointer(data[inputs[position]]) : nil
         }
 
+        if let optimized {
+            optimized.run(input: input(0), secondInput: inputs.count > 1 ? optionalInput(1) : nil, output: output(),
+                          pool: pool)
+            return
+        }
         switch kernel {
         case .conv2DInt8(let p):
             ReferenceKernels.conv2DPerChannelInt8(

@@ -30,12 +30,18 @@ public final class Interpreter {
     private let nodes: [PreparedNode]
     private let scratchPointers: [UnsafeMutableRawPointer]
     private let ownedConstants: [UnsafeMutableRawPointer]
+    /// Worker threads for the optimised kernels (created here, once; `registry.threadCount`).
+    private let pool: WorkerPool
+
+    /// Threads one invoke uses, the calling thread included.
+    public var threadCount: Int { pool.threadCount }
 
     /// Prepares every node of `model` and allocates the arena.
     /// - Throws: `ModelError` naming the operator and tensor when a node cannot run.
     public init(model: Model, registry: KernelRegistry = KernelRegistry()) throws(ModelError) {
         self.model = model
         self.registry = registry
+        pool = WorkerPool(threadCount: registry.resolvedThreadCount)
         let tensors = model.tensors
         let nodeCount = model.operators.count
 
@@ -162,13 +168,17 @@ public final class Interpreter {
         nodes.map { (operatorName: $0.code.name, variant: $0.variant) }
     }
 
+    /// The kernel each node runs, by name ("reference" or e.g. "conv-gemm-8x16c4-avx512vnni").
+    public var kernelNames: [String] { nodes.map { $0.optimized?.name ?? "reference" } }
+
     /// Runs every node once, in order. Allocation-free.
     /// - Throws: `ModelError` of kind `.evaluation` for run-time data a kernel cannot handle
     ///   (a gather index out of range, an integer division by zero).
     public func invoke() throws(ModelError) {
         let data = UnsafeBufferPointer(tensorData)
+        let workers = pool.pointer
         for index in nodes.indices {
-            try nodes[index].evaluate(data, scratch: scratchPointers[index])
+            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
         }
     }
 }

@@ -38,6 +38,8 @@ struct PreparedNode: Sendable {
     let inputs: [Int]
     let outputs: [Int]
     let kernel: Kernel
+    /// The optimised kernel Prepare chose (weights packed), or nil: the reference kernel runs.
+    let optimized: OptimizedKernel?
 }
 
 /// Prepare for every supported operator: checks, then parameters.
@@ -49,8 +51,9 @@ struct PrepareContext {
 
     func prepare(_ node: OperatorNode) throws(ModelError) -> PreparedNode {
         let kernel = try makeKernel(node)
-        return PreparedNode(index: node.index, code: node.code, variant: registry.variant(for: node.code, kernel: kernel),
-                            inputs: node.inputs, outputs: node.outputs, kernel: kernel)
+        let optimized = registry.optimizedKernel(for: kernel, node: node, model: model)
+        return PreparedNode(index: node.index, code: node.code, variant: optimized?.variant ?? .reference,
+                            inputs: node.inputs, outputs: node.outputs, kernel: kernel, optimized: optimized)
     }
 
     // MARK: checks with messages

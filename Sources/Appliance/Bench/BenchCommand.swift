@@ -1,0 +1,118 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+import InferenceCore
+
+/// `posewatch bench MODEL`: per-invoke latency of a model on the inference core, with the arena
+/// size, peak RSS and heap allocations per invoke.
+///
+/// The input is a fixed pseudo-random pattern (byte i = ((i × 2654435761) mod 2^32) >> 24), the
+/// same one Tests/Benchmarks/compare_litert.py feeds LiteRT. Heap allocations are counted by the
+/// malloc-counting shim when it is preloaded (LD_PRELOAD of Tests/InferenceCoreTests/Scripts/
+/// malloc_counter.c, which compare_litert.py builds); without it the count is "n/a".
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure per-invoke latency of a TFLite model on posewatch's inference core.")
+
+    @Argument(help: "The .tflite model file.")
+    var model: String
+
+    @Option(help: "Threads per invoke (default: one per online CPU).")
+    var threads: Int?
+
+    @Option(help: "Timed invokes.")
+    var iterations: Int = 100
+
+    @Option(help: "Untimed invokes first.")
+    var warmup: Int = 10
+
+    @Option(help: "Kernel variant: reference, or an optimised one (\(KernelVariant.allCases.dropFirst().map(\.rawValue).joined(separator: ", "))); default: the best this CPU supports.")
+    var variant: String?
+
+    @Flag(help: "List the kernel each operator runs.")
+    var kernels = false
+
+    func run() throws {
+        guard iterations > 0, warmup >= 0 else { throw failWithBadInput("--iterations must be positive, --warmup not negative") }
+        if let threads, threads < 1 { throw failWithBadInput("--threads must be at least 1") }
+        var registry = KernelRegistry(threadCount: threads)
+        if let variant {
+            guard let chosen = KernelVariant(rawValue: variant) else {
+                throw failWithBadInput("unknown variant \(variant)")
+            }
+            guard chosen.isSupported else { throw failWithBadInput("this CPU cannot run variant \(variant)") }
+            registry = chosen == .reference ? .reference : KernelRegistry(preferredVariant: chosen, threadCount: threads)
+        }
+        let interpreter: Interpreter
+        do {
+            interpreter = try Interpreter(model: Model(contentsOf: model), registry: registry)
+        } catch {
+            throw failWithBadInput("\(model): \(error)")
+        }
+        for index in 0..<interpreter.inputCount {
+            let bytes = interpreter.inputBytes(index)
+            for i in 0..<bytes.count { bytes[i] = UInt8(truncatingIfNeeded: (UInt32(truncatingIfNeeded: i) &* 2_654_435_761) >> 24) }
+        }
+        let counter = MallocCounter()
+        for _ in 0..<warmup { try interpreter.invoke() }
+        var samples = [Double](repeating: 0, count: iterations)
+        let before = counter.count()
+        for index in 0..<iterations {
+            let start = Self.now()
+            try interpreter.invoke()
+            samples[index] = Self.now() - start
+        }
+        let allocations = counter.count().map { c in before.map { c - $0 } ?? 0 }
+        samples.sort()
+        func ms(_ seconds: Double) -> String { String(format3(seconds * 1000)) }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let names = interpreter.kernelNames
+        let optimizedCount = names.filter { $0 != "reference" }.count
+        print("model: \(model)")
+        print("threads: \(interpreter.threadCount)  variant: \(registry.allowsOptimizedVariants ? (registry.preferredVariant ?? .best).rawValue : "reference")  optimised nodes: \(optimizedCount)/\(names.count)")
+        print("latency ms: median \(ms(samples[samples.count / 2]))  p90 \(ms(samples[min(samples.count - 1, samples.count * 9 / 10)]))  min \(ms(samples[0]))  (\(iterations) invokes after \(warmup) warm-up)")
+        print("arena bytes: \(interpreter.arenaByteCount)")
+        print("peak RSS bytes: \(usage.ru_maxrss * 1024)")
+        if let allocations {
+            let perInvoke = Double(allocations) / Double(iterations)
+            print("heap allocations per invoke: \(allocations % iterations == 0 ? String(allocations / iterations) : String(perInvoke)) (\(allocations) malloc calls in \(iterations) invokes)")
+        } else {
+            print("heap allocations per invoke: n/a (preload the malloc-counting shim, as Tests/Benchmarks/compare_litert.py does)")
+        }
+        if kernels {
+            for (index, name) in names.enumerated() {
+                print("  \(index)\t\(interpreter.kernelVariants[index].operatorName)\t\(name)")
+            }
+        }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// Three decimals without Foundation.
+private func format3(_ value: Double) -> String {
+    let thousandths = Int((value * 1000).rounded())
+    let fraction = String(thousandths % 1000)
+    return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+}
+
+/// The malloc-call counter of a preloaded shim (`posewatch_malloc_calls`), found with dlsym.
+struct MallocCounter {
+    typealias Function = @convention(c) () -> Int
+    let function: Function?
+
+    init() {
+        function = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posewatch_malloc_calls").map {
+            unsafeBitCast($0, to: Function.self)
+        }
+    }
+
+    func count() -> Int? { function?() }
+}

@@ -1,0 +1,225 @@
+// Element-wise int8 ADD/SUB and MUL on same-shaped inputs, and RESIZE_BILINEAR int8, with the
+// reference's exact integer math written as straight loops that clang vectorises for each ISA
+// (the loop body is compiled once per target attribute). Split over the pool in chunks.
+#include "internal.h"
+
+PW_INLINE int8_t add_one(const pw_add_params *p, int8_t a, int8_t b) {
+    int32_t shifted1 = (int32_t)((uint32_t)(p->input1_offset + a) << p->left_shift);
+    int32_t shifted2 = (int32_t)((uint32_t)(p->input2_offset + b) << p->left_shift);
+    int32_t scaled1 = pw_rounding_divide(pw_srdhm(shifted1, p->input1_multiplier), -p->input1_shift);
+    int32_t scaled2 = pw_rounding_divide(pw_srdhm(shifted2, p->input2_multiplier), -p->input2_shift);
+    int32_t raw = p->is_subtraction ? scaled1 - scaled2 : scaled1 + scaled2;
+    int32_t result = pw_rounding_divide(pw_srdhm(raw, p->output_multiplier), -p->output_shift) + p->output_offset;
+    return (int8_t)pw_clamp(result, p->act_min, p->act_max);
+}
+
+PW_INLINE int8_t mul_one(const pw_mul_params *p, int8_t a, int8_t b) {
+    int32_t product = (p->input1_offset + a) * (p->input2_offset + b);
+    int32_t left = p->output_shift > 0 ? p->output_shift : 0, right = p->output_shift > 0 ? 0 : -p->output_shift;
+    int32_t x = (int32_t)((uint32_t)product << left);
+    int32_t result = pw_rounding_divide(pw_srdhm(x, p->output_multiplier), right) + p->output_offset;
+    return (int8_t)pw_clamp(result, p->act_min, p->act_max);
+}
+
+typedef struct {
+    const void *params;
+    const int8_t *a, *b;
+    int8_t *out;
+    int64_t count, chunk;
+} binary_job;
+
+#define BINARY_TASK(name, attribute, TYPE, ONE)                                        \
+    attribute static void name(void *context, int task, int thread) {                 \
+        (void)thread;                                                                  \
+        const binary_job *job = context;                                               \
+        const TYPE *p = job->params;                                                   \
+        int64_t start = task * job->chunk, end = start + job->chunk;                  \
+        if (end > job->count) end = job->count;                                        \
+        const int8_t *a = job->a, *b = job->b;                                         \
+        int8_t *out = job->out;                                                        \
+        for (int64_t i = start; i < end; i++) out[i] = ONE(p, a[i], b[i]);            \
+    }
+
+BINARY_TASK(add_task_scalar, , pw_add_params, add_one)
+BINARY_TASK(mul_task_scalar, , pw_mul_params, mul_one)
+#if defined(__x86_64__)
+BINARY_TASK(add_task_avx2, PW_TARGET_AVX2, pw_add_params, add_one)
+BINARY_TASK(mul_task_avx2, PW_TARGET_AVX2, pw_mul_params, mul_one)
+BINARY_TASK(add_task_avx512, PW_TARGET_AVX512VNNI, pw_add_params, add_one)
+BINARY_TASK(mul_task_avx512, PW_TARGET_AVX512VNNI, pw_mul_params, mul_one)
+#endif
+
+static void run_binary(pw_pool *pool, pw_task_fn fn, const void *params, const int8_t *a, const int8_t *b,
+                       int8_t *out, int64_t count) {
+    binary_job job = {params, a, b, out, count, 0};
+    int threads = pw_pool_threads(pool);
+    int64_t chunk = count < 4096 || threads == 1 ? count : (count + threads * 2 - 1) / (threads * 2);
+    chunk = (chunk + 63) / 64 * 64;
+    if (chunk < 1) chunk = 1;
+    job.chunk = chunk;
+    pw_pool_run(pool, (int)((count + chunk - 1) / chunk), fn, &job);
+}
+
+void pw_add_int8(const pw_add_params *p, int isa, pw_pool *pool, const int8_t *a, const int8_t *b, int8_t *out,
+                 int64_t count) {
+    pw_task_fn fn = add_task_scalar;
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX2) fn = add_task_avx2;
+    if (isa == PW_ISA_AVX512VNNI) fn = add_task_avx512;
+#endif
+    (void)isa;
+    run_binary(pool, fn, p, a, b, out, count);
+}
+
+void pw_mul_int8(const pw_mul_params *p, int isa, pw_pool *pool, const int8_t *a, const int8_t *b, int8_t *out,
+                 int64_t count) {
+    pw_task_fn fn = mul_task_scalar;
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX2) fn = mul_task_avx2;
+    if (isa == PW_ISA_AVX512VNNI) fn = mul_task_avx512;
+#endif
+    (void)isa;
+    run_binary(pool, fn, p, a, b, out, count);
+}
+
+// MARK: RESIZE_BILINEAR (ResizeBilinearInteger): 10-bit weights; every term is at most 128 · 2^20,
+// so the sum of four fits int32 exactly (the reference uses int64).
+
+PW_INLINE void interpolation(int32_t value, int32_t scale10, int half, int32_t size, int32_t *scaled,
+                             int32_t *lower, int32_t *upper) {
+    int32_t s = half ? value * scale10 + scale10 / 2 - (1 << 9) : value * scale10;
+    int32_t lo = s / (1 << 10);
+    int32_t hi = (s + (1 << 10) - 1) / (1 << 10);
+    *scaled = s;
+    *lower = lo < 0 ? 0 : lo;
+    *upper = hi < size - 1 ? hi : size - 1;
+}
+
+typedef struct {
+    const pw_resize_params *p;
+    const int8_t *input;
+    int8_t *output;
+} resize_job;
+
+#define RESIZE_TASK(name, attribute)                                                                            \
+    attribute static void name(void *context, int task, int thread) {                                          \
+        (void)thread;                                                                                           \
+        const resize_job *job = context;                                                                        \
+        const pw_resize_params *p = job->p;                                                                     \
+        int batch = task / p->output_height, y = task % p->output_height;                                      \
+        int32_t sy, y0, y1;                                                                                     \
+        interpolation(y, p->height_scale10, p->half_pixel_centers, p->input_height, &sy, &y0, &y1);             \
+        int32_t dy = sy - (1 << 10) * y0;                                                                       \
+        const int D = p->depth;                                                                                 \
+        const int8_t *row0 = job->input + ((size_t)batch * p->input_height + y0) * p->input_width * D;          \
+        const int8_t *row1 = job->input + ((size_t)batch * p->input_height + y1) * p->input_width * D;          \
+        int8_t *out = job->output + ((size_t)batch * p->output_height + y) * p->output_width * D;               \
+        for (int x = 0; x < p->output_width; x++, out += D) {                                                   \
+            int32_t sx, x0, x1;                                                                                 \
+            interpolation(x, p->width_scale10, p->half_pixel_centers, p->input_width, &sx, &x0, &x1);           \
+            int32_t dx = sx - (1 << 10) * x0;                                                                   \
+            int32_t w00 = ((1 << 10) - dy) * ((1 << 10) - dx), w10 = dy * ((1 << 10) - dx);                     \
+            int32_t w01 = ((1 << 10) - dy) * dx, w11 = dy * dx;                                                 \
+            const int8_t *a = row0 + (size_t)x0 * D, *b = row1 + (size_t)x0 * D;                                \
+            const int8_t *c = row0 + (size_t)x1 * D, *d = row1 + (size_t)x1 * D;                                \
+            for (int j = 0; j < D; j++) {                                                                       \
+                int32_t sum = a[j] * w00 + b[j] * w10 + c[j] * w01 + d[j] * w11;                                \
+                int32_t round = sum > 0 ? (1 << 19) : -(1 << 19);                                               \
+                out[j] = (int8_t)((sum + round) / (1 << 20));                                                   \
+            }                                                                                                   \
+        }                                                                                                       \
+    }
+
+RESIZE_TASK(resize_task_scalar, )
+#if defined(__x86_64__)
+RESIZE_TASK(resize_task_avx2, PW_TARGET_AVX2)
+#endif
+
+void pw_resize_bilinear_int8(const pw_resize_params *p, int isa, pw_pool *pool, const int8_t *input,
+                             int8_t *output) {
+    resize_job job = {p, input, output};
+    pw_task_fn fn = resize_task_scalar;
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX2 || isa == PW_ISA_AVX512VNNI) fn = resize_task_avx2;
+#endif
+    (void)isa;
+    pw_pool_run(pool, p->batches * p->output_height, fn, &job);
+}
+
+// MARK: broadcast binary operators through a 64 KiB table
+
+void pw_binary_table_int8(const uint8_t *table, const int64_t *d, const int64_t *s, const int64_t *t,
+                          const int8_t *a, const int8_t *b, int8_t *out) {
+    int64_t o = 0;
+    for (int64_t i0 = 0; i0 < d[0]; i0++)
+        for (int64_t i1 = 0; i1 < d[1]; i1++)
+            for (int64_t i2 = 0; i2 < d[2]; i2++)
+                for (int64_t i3 = 0; i3 < d[3]; i3++)
+                    for (int64_t i4 = 0; i4 < d[4]; i4++) {
+                        const uint8_t *x = (const uint8_t *)a + i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3] + i4 * s[4];
+                        const uint8_t *y = (const uint8_t *)b + i0 * t[0] + i1 * t[1] + i2 * t[2] + i3 * t[3] + i4 * t[4];
+                        const int64_t n = d[5], sx = s[5], sy = t[5];
+                        if (sx == 1 && sy == 0) {
+                            const uint8_t *row = table + ((size_t)y[0]);
+                            for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)row[(size_t)x[i] << 8];
+                        } else if (sx == 0 && sy == 1) {
+                            const uint8_t *row = table + ((size_t)x[0] << 8);
+                            for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)row[y[i]];
+                        } else if (sx == 1 && sy == 1) {
+                            for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)table[((size_t)x[i] << 8) | y[i]];
+                        } else {
+                            for (int64_t i = 0; i < n; i++) out[o + i] = (int8_t)table[((size_t)x[i * sx] << 8) | y[i * sy]];
+                        }
+                        o += n;
+                    }
+}
+
+// MARK: unary operators on bytes (tables) and float → int8 QUANTIZE
+
+void pw_lookup_u8(const void *table, int entry_bytes, int64_t count, const uint8_t *input, void *output) {
+    if (entry_bytes == 1) {
+        const uint8_t *t = table;
+        uint8_t *o = output;
+        for (int64_t i = 0; i < count; i++) o[i] = t[input[i]];
+    } else if (entry_bytes == 2) {
+        const uint16_t *t = table;
+        uint16_t *o = output;
+        for (int64_t i = 0; i < count; i++) o[i] = t[input[i]];
+    } else {
+        const uint32_t *t = table;
+        uint32_t *o = output;
+        for (int64_t i = 0; i < count; i++) o[i] = t[input[i]];
+    }
+}
+
+/// roundf (half away from zero) without the libm call: t = trunc(v) and v − t are exact in float.
+#define QUANTIZE_BODY                                                                                  \
+    for (int64_t i = 0; i < count; i++) {                                                              \
+        float v = input[i] / scale;                                                                    \
+        float t = __builtin_truncf(v);                                                                 \
+        float d = v - t;                                                                               \
+        t = d >= 0.5f ? t + 1.0f : (d <= -0.5f ? t - 1.0f : t);                                        \
+        int32_t s = v != v ? 0 : (t >= 2147483647.0f ? INT32_MAX : (t <= -2147483648.0f ? INT32_MIN : (int32_t)t)); \
+        int32_t q = (int32_t)((uint32_t)s + (uint32_t)zero_point);                                     \
+        output[i] = (int8_t)(q < -128 ? -128 : (q > 127 ? 127 : q));                                   \
+    }
+
+static void quantize_scalar(float scale, int32_t zero_point, int64_t count, const float *input, int8_t *output) {
+    QUANTIZE_BODY
+}
+#if defined(__x86_64__)
+PW_TARGET_AVX2 static void quantize_avx2(float scale, int32_t zero_point, int64_t count, const float *input,
+                                         int8_t *output) {
+    QUANTIZE_BODY
+}
+#endif
+
+void pw_quantize_float_int8(float scale, int32_t zero_point, int64_t count, const float *input, int8_t *output) {
+#if defined(__x86_64__)
+    if (pw_best_isa() >= PW_ISA_AVX2) {
+        quantize_avx2(scale, zero_point, count, input, output);
+        return;
+    }
+#endif
+    quantize_scalar(scale, zero_point, count, input, output);
+}

@@ -1,0 +1,369 @@
+// CONV_2D int8 as GEMM: output[m][n] = requantize(Σ_k W[n][k] · (A[m][k] + input_offset) + bias[n]).
+// The input offset is folded into the bias at pack time (Σ_k W[n][k] · input_offset), so the
+// inner loop is a plain int8 × int8 → int32 dot product. Weights are packed "c4": blocks of 16
+// output channels, for each group of 4 k: 16 channels × 4 bytes (64 bytes), K padded with zeros.
+//
+// Tiles (rows × channels, ISA): 2x16c4 scalar/sse41, 2x16c4 avx2 (vpmovsxbw + vpmaddwd),
+// 4x64c4 avx512vnni (vpdpbusd: weights + 128 unsigned, input signed, 128·Σx subtracted), 2x16c4 neon
+// (smull + sadalp), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
+// in place; any other convolution copies one tile of patches (MR × K bytes, per thread, packed
+// at Prepare) and runs the same tile.
+#include "requant.h"
+#include <stdlib.h>
+
+#define MR_MAX 4
+
+struct pw_gemm_plan {
+    pw_conv_geometry g;
+    int isa, mr, direct;
+    int32_t n, k, kp, nblocks;
+    int8_t *weights;
+    int32_t *bias, *multiplier, *left, *right;
+    int8_t *scratch;  // PW_MAX_THREADS × MR_MAX × kp
+};
+
+typedef void (*tile_fn)(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out);
+
+PW_INLINE pw_requant16 block_requant(const pw_gemm_plan *p, int nb) {
+    pw_requant16 q = {p->bias + nb * 16, p->multiplier + nb * 16, p->left + nb * 16, p->right + nb * 16,
+                      p->g.output_offset, p->g.act_min, p->g.act_max};
+    return q;
+}
+
+PW_INLINE int block_width(const pw_gemm_plan *p, int nb) {
+    int w = p->n - nb * 16;
+    return w > 16 ? 16 : w;
+}
+
+// MARK: portable (scalar; sse41 is the same code compiled for SSE4.1)
+
+#define PORTABLE_TILE(name, attribute)                                                                          \
+    attribute static void name(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) { \
+        for (int nb = 0; nb < p->nblocks; nb++) {                                                               \
+            const int8_t *w = p->weights + (size_t)nb * p->kp * 16;                                             \
+            int32_t acc[2][16] = {{0}};                                                                         \
+            for (int k4 = 0; k4 < p->kp / 4; k4++) {                                                            \
+                const int8_t *wk = w + k4 * 64;                                                                 \
+                for (int r = 0; r < 2; r++) {                                                                   \
+                    const int8_t *x = rows[r] + 4 * k4;                                                         \
+                    for (int j = 0; j < 16; j++) {                                                              \
+                        acc[r][j] += wk[4 * j] * x[0] + wk[4 * j + 1] * x[1] + wk[4 * j + 2] * x[2] +           \
+                                     wk[4 * j + 3] * x[3];                                                      \
+                    }                                                                                           \
+                }                                                                                               \
+            }                                                                                                   \
+            pw_requant16 q = block_requant(p, nb);                                                              \
+            for (int r = 0; r < rows_valid; r++) {                                                              \
+                pw_requant16_scalar(acc[r], &q, out + (size_t)r * p->n + nb * 16, block_width(p, nb));          \
+            }                                                                                                   \
+        }                                                                                                       \
+    }
+
+PORTABLE_TILE(tile_2x16c4_scalar, )
+
+#if defined(__x86_64__)
+PORTABLE_TILE(tile_2x16c4_sse41, PW_TARGET_SSE41)
+
+PW_TARGET_AVX2 static void tile_2x16c4_avx2(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
+                                            int8_t *out) {
+    const __m256i order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    for (int nb = 0; nb < p->nblocks; nb++) {
+        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
+        __m256i acc[2][4];
+        for (int r = 0; r < 2; r++)
+            for (int i = 0; i < 4; i++) acc[r][i] = _mm256_setzero_si256();
+        const int8_t *x0 = rows[0], *x1 = rows[1];
+        for (int k4 = 0; k4 < p->kp / 4; k4++, w += 64) {
+            __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)w));
+            __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + 16)));
+            __m256i w2 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + 32)));
+            __m256i w3 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + 48)));
+            int32_t v0, v1;
+            memcpy(&v0, x0 + 4 * k4, 4);
+            memcpy(&v1, x1 + 4 * k4, 4);
+            __m256i a0 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(v0)));
+            __m256i a1 = _mm256_broadcastq_epi64(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(v1)));
+            acc[0][0] = _mm256_add_epi32(acc[0][0], _mm256_madd_epi16(w0, a0));
+            acc[0][1] = _mm256_add_epi32(acc[0][1], _mm256_madd_epi16(w1, a0));
+            acc[0][2] = _mm256_add_epi32(acc[0][2], _mm256_madd_epi16(w2, a0));
+            acc[0][3] = _mm256_add_epi32(acc[0][3], _mm256_madd_epi16(w3, a0));
+            acc[1][0] = _mm256_add_epi32(acc[1][0], _mm256_madd_epi16(w0, a1));
+            acc[1][1] = _mm256_add_epi32(acc[1][1], _mm256_madd_epi16(w1, a1));
+            acc[1][2] = _mm256_add_epi32(acc[1][2], _mm256_madd_epi16(w2, a1));
+            acc[1][3] = _mm256_add_epi32(acc[1][3], _mm256_madd_epi16(w3, a1));
+        }
+        pw_requant16 q = block_requant(p, nb);
+        for (int r = 0; r < rows_valid; r++) {
+            // acc[r][i] holds channels 4i..4i+3 as pairs of partial sums.
+            __m256i lo = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(acc[r][0], acc[r][1]), order);
+            __m256i hi = _mm256_permutevar8x32_epi32(_mm256_hadd_epi32(acc[r][2], acc[r][3]), order);
+            pw_requant16_avx2(lo, hi, &q, out + (size_t)r * p->n + nb * 16, block_width(p, nb));
+        }
+    }
+}
+
+/// 4 rows × NB blocks of 16 channels. The input is the signed operand of vpdpbusd (a dword
+/// broadcast, no sign flip) and the packed weights the unsigned one (stored as w + 128), so each
+/// accumulator holds Σ w·x + 128·Σ x; a fifth dpbusd per row against bytes of 1 gives Σ x, and
+/// the tile subtracts 128·Σ x before requantizing.
+#define VNNI_TILE(NB)                                                                                            \
+    PW_TARGET_AVX512VNNI static void vnni_4x##NB(const pw_gemm_plan *p, int nb, const int8_t *const *rows,      \
+                                                 int rows_valid, int8_t *out) {                                  \
+        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;                                                 \
+        const size_t block = (size_t)p->kp * 16;                                                                 \
+        const __m512i ones = _mm512_set1_epi8(1);                                                                \
+        __m512i acc[4][NB], sums[4];                                                                             \
+        for (int r = 0; r < 4; r++) {                                                                            \
+            sums[r] = _mm512_setzero_si512();                                                                    \
+            for (int b = 0; b < NB; b++) acc[r][b] = _mm512_setzero_si512();                                     \
+        }                                                                                                        \
+        const int8_t *x0 = rows[0], *x1 = rows[1], *x2 = rows[2], *x3 = rows[3];                                 \
+        for (int k = 0; k < p->kp; k += 4, w += 64) {                                                            \
+            __m512i wv[NB];                                                                                      \
+            for (int b = 0; b < NB; b++) wv[b] = _mm512_loadu_si512(w + b * block);                              \
+            int32_t v[4];                                                                                        \
+            memcpy(&v[0], x0 + k, 4);                                                                            \
+            memcpy(&v[1], x1 + k, 4);                                                                            \
+            memcpy(&v[2], x2 + k, 4);                                                                            \
+            memcpy(&v[3], x3 + k, 4);                                                                            \
+            for (int r = 0; r < 4; r++) {                                                                        \
+                __m512i xv = _mm512_set1_epi32(v[r]);                                                            \
+                sums[r] = _mm512_dpbusd_epi32(sums[r], ones, xv);                                                \
+                for (int b = 0; b < NB; b++) acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], wv[b], xv);              \
+            }                                                                                                    \
+        }                                                                                                        \
+        for (int b = 0; b < NB; b++) {                                                                           \
+            pw_requant16 q = block_requant(p, nb + b);                                                           \
+            for (int r = 0; r < rows_valid; r++) {                                                               \
+                __m512i corrected = _mm512_sub_epi32(acc[r][b], _mm512_slli_epi32(sums[r], 7));                 \
+                pw_requant16_avx512(corrected, &q, out + (size_t)r * p->n + (nb + b) * 16, block_width(p, nb + b)); \
+            }                                                                                                    \
+        }                                                                                                        \
+    }
+
+VNNI_TILE(4)
+VNNI_TILE(2)
+VNNI_TILE(1)
+
+PW_TARGET_AVX512VNNI static void tile_4x64c4_avx512vnni(const pw_gemm_plan *p, const int8_t *const *rows,
+                                                        int rows_valid, int8_t *out) {
+    int nb = 0;
+    for (; nb + 4 <= p->nblocks; nb += 4) vnni_4x4(p, nb, rows, rows_valid, out);
+    for (; nb + 2 <= p->nblocks; nb += 2) vnni_4x2(p, nb, rows, rows_valid, out);
+    for (; nb < p->nblocks; nb++) vnni_4x1(p, nb, rows, rows_valid, out);
+}
+#endif
+
+#if defined(__aarch64__)
+static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) {
+    for (int nb = 0; nb < p->nblocks; nb++) {
+        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
+        int32x4_t acc[2][8];
+        for (int r = 0; r < 2; r++)
+            for (int i = 0; i < 8; i++) acc[r][i] = vdupq_n_s32(0);
+        for (int k4 = 0; k4 < p->kp / 4; k4++, w += 64) {
+            int8x16_t wv[4] = {vld1q_s8(w), vld1q_s8(w + 16), vld1q_s8(w + 32), vld1q_s8(w + 48)};
+            for (int r = 0; r < 2; r++) {
+                int32_t v;
+                memcpy(&v, rows[r] + 4 * k4, 4);
+                int8x8_t x = vreinterpret_s8_s32(vdup_n_s32(v));
+                for (int i = 0; i < 4; i++) {
+                    acc[r][2 * i] = vpadalq_s16(acc[r][2 * i], vmull_s8(vget_low_s8(wv[i]), x));
+                    acc[r][2 * i + 1] = vpadalq_s16(acc[r][2 * i + 1], vmull_s8(vget_high_s8(wv[i]), x));
+                }
+            }
+        }
+        pw_requant16 q = block_requant(p, nb);
+        for (int r = 0; r < rows_valid; r++) {
+            // acc[r][j]: channels 2j, 2j+1 as pairs of partial sums.
+            int32x4_t c0 = vpaddq_s32(acc[r][0], acc[r][1]), c1 = vpaddq_s32(acc[r][2], acc[r][3]);
+            int32x4_t c2 = vpaddq_s32(acc[r][4], acc[r][5]), c3 = vpaddq_s32(acc[r][6], acc[r][7]);
+            pw_requant16_neon(c0, c1, c2, c3, &q, out + (size_t)r * p->n + nb * 16, block_width(p, nb));
+        }
+    }
+}
+
+PW_TARGET_DOTPROD static void tile_4x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
+                                                  int8_t *out) {
+    for (int nb = 0; nb < p->nblocks; nb++) {
+        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
+        int32x4_t acc[4][4];
+        for (int r = 0; r < 4; r++)
+            for (int i = 0; i < 4; i++) acc[r][i] = vdupq_n_s32(0);
+        for (int k4 = 0; k4 < p->kp / 4; k4++, w += 64) {
+            int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
+            for (int r = 0; r < 4; r++) {
+                int32_t v;
+                memcpy(&v, rows[r] + 4 * k4, 4);
+                int8x16_t x = vreinterpretq_s8_s32(vdupq_n_s32(v));
+                acc[r][0] = vdotq_s32(acc[r][0], w0, x);
+                acc[r][1] = vdotq_s32(acc[r][1], w1, x);
+                acc[r][2] = vdotq_s32(acc[r][2], w2, x);
+                acc[r][3] = vdotq_s32(acc[r][3], w3, x);
+            }
+        }
+        pw_requant16 q = block_requant(p, nb);
+        for (int r = 0; r < rows_valid; r++) {
+            pw_requant16_neon(acc[r][0], acc[r][1], acc[r][2], acc[r][3], &q, out + (size_t)r * p->n + nb * 16,
+                              block_width(p, nb));
+        }
+    }
+}
+#endif
+
+static int tile_rows(int isa) {
+    switch (isa) {
+    case PW_ISA_AVX512VNNI: return 4;
+    case PW_ISA_NEONDOT: return 4;
+    default: return 2;
+    }
+}
+
+static tile_fn tile_for(int isa) {
+    switch (isa) {
+#if defined(__x86_64__)
+    case PW_ISA_SSE41: return tile_2x16c4_sse41;
+    case PW_ISA_AVX2: return tile_2x16c4_avx2;
+    case PW_ISA_AVX512VNNI: return tile_4x64c4_avx512vnni;
+#endif
+#if defined(__aarch64__)
+    case PW_ISA_NEON: return tile_2x16c4_neon;
+    case PW_ISA_NEONDOT: return tile_4x16c4_neondot;
+#endif
+    default: return tile_2x16c4_scalar;
+    }
+}
+
+pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, const int32_t *bias,
+                           const int32_t *multipliers, const int32_t *shifts, int isa) {
+    if (!pw_isa_supported(isa)) return NULL;
+    pw_gemm_plan *p = calloc(1, sizeof(pw_gemm_plan));
+    if (!p) return NULL;
+    p->g = *g;
+    p->isa = isa;
+    p->mr = tile_rows(isa);
+    p->n = g->output_depth;
+    p->k = g->filter_height * g->filter_width * g->input_depth;
+    p->kp = (p->k + 3) / 4 * 4;
+    p->nblocks = (p->n + 15) / 16;
+    p->direct = g->filter_height == 1 && g->filter_width == 1 && g->stride_height == 1 && g->stride_width == 1 &&
+                g->pad_height == 0 && g->pad_width == 0 && g->input_depth % 4 == 0;
+    size_t channels = (size_t)p->nblocks * 16;
+    p->weights = calloc(channels * (size_t)p->kp, 1);
+    p->bias = calloc(channels, 4);
+    p->multiplier = calloc(channels, 4);
+    p->left = calloc(channels, 4);
+    p->right = calloc(channels, 4);
+    p->scratch = calloc((size_t)PW_MAX_THREADS * MR_MAX * (size_t)p->kp, 1);
+    if (!p->weights || !p->bias || !p->multiplier || !p->left || !p->right || !p->scratch) {
+        pw_gemm_destroy(p);
+        return NULL;
+    }
+    for (int n = 0; n < p->n; n++) {
+        int32_t sum = 0;
+        int8_t *block = p->weights + (size_t)(n / 16) * p->kp * 16;
+        for (int k = 0; k < p->k; k++) {
+            int8_t w = filter[(size_t)n * p->k + k];
+            sum += w;
+            // vpdpbusd multiplies unsigned by signed bytes: the VNNI tile reads weights as w + 128.
+            block[(k / 4) * 64 + (n % 16) * 4 + k % 4] = isa == PW_ISA_AVX512VNNI ? (int8_t)(w ^ 0x80) : w;
+        }
+        // Wrapping int32 arithmetic, like the reference's accumulator.
+        uint32_t folded = (uint32_t)(bias ? bias[n] : 0) + (uint32_t)g->input_offset * (uint32_t)sum;
+        p->bias[n] = (int32_t)folded;
+        p->multiplier[n] = multipliers[n];
+        p->left[n] = shifts[n] > 0 ? shifts[n] : 0;
+        p->right[n] = shifts[n] > 0 ? 0 : -shifts[n];
+    }
+    return p;
+}
+
+void pw_gemm_destroy(pw_gemm_plan *p) {
+    if (!p) return;
+    free(p->weights);
+    free(p->bias);
+    free(p->multiplier);
+    free(p->left);
+    free(p->right);
+    free(p->scratch);
+    free(p);
+}
+
+int pw_gemm_isa(const pw_gemm_plan *p) { return p->isa; }
+int pw_gemm_is_direct(const pw_gemm_plan *p) { return p->direct; }
+
+typedef struct {
+    const pw_gemm_plan *plan;
+    const int8_t *input;
+    int8_t *output;
+    int m, rows_per_task;
+    tile_fn tile;
+} conv_job;
+
+/// Copies the receptive field of output pixel `m` into `patch` (kp bytes); taps in the padding
+/// get the input zero point, so they contribute W · (zp + input_offset) = 0, as the reference skips them.
+static void gather_patch(const pw_gemm_plan *p, const int8_t *input, int m, int8_t *patch) {
+    const pw_conv_geometry *g = &p->g;
+    int pixels = g->output_height * g->output_width;
+    int batch = m / pixels, rest = m % pixels;
+    int oy = rest / g->output_width, ox = rest % g->output_width;
+    int8_t zero_point = (int8_t)(-g->input_offset);
+    int c = g->input_depth;
+    int8_t *dst = patch;
+    for (int fy = 0; fy < g->filter_height; fy++) {
+        int iy = oy * g->stride_height - g->pad_height + fy * g->dilation_height;
+        for (int fx = 0; fx < g->filter_width; fx++, dst += c) {
+            int ix = ox * g->stride_width - g->pad_width + fx * g->dilation_width;
+            if (iy < 0 || iy >= g->input_height || ix < 0 || ix >= g->input_width) {
+                for (int j = 0; j < c; j++) dst[j] = zero_point;
+            } else {
+                const int8_t *src = input + (((size_t)batch * g->input_height + iy) * g->input_width + ix) * c;
+                if (c < 16) {
+                    for (int j = 0; j < c; j++) dst[j] = src[j];  // an RGB pixel: no memcpy call
+                } else {
+                    memcpy(dst, src, (size_t)c);
+                }
+            }
+        }
+    }
+    if (p->kp > p->k) memset(patch + p->k, 0, (size_t)(p->kp - p->k));
+}
+
+static void conv_task(void *context, int task, int thread) {
+    const conv_job *job = context;
+    const pw_gemm_plan *p = job->plan;
+    int start = task * job->rows_per_task;
+    int end = start + job->rows_per_task;
+    if (end > job->m) end = job->m;
+    int8_t *scratch = p->scratch + (size_t)thread * MR_MAX * p->kp;
+    const int8_t *rows[MR_MAX];
+    for (int m = start; m < end; m += p->mr) {
+        int valid = end - m < p->mr ? end - m : p->mr;
+        for (int r = 0; r < p->mr; r++) {
+            int row = m + (r < valid ? r : valid - 1);
+            if (p->direct) {
+                rows[r] = job->input + (size_t)row * p->k;
+            } else if (r < valid) {
+                gather_patch(p, job->input, row, scratch + (size_t)r * p->kp);
+                rows[r] = scratch + (size_t)r * p->kp;
+            } else {
+                rows[r] = rows[valid - 1];
+            }
+        }
+        job->tile(p, rows, valid, job->output + (size_t)m * p->n);
+    }
+}
+
+void pw_conv_run(const pw_gemm_plan *p, pw_pool *pool, const int8_t *input, int8_t *output) {
+    conv_job job;
+    job.plan = p;
+    job.input = input;
+    job.output = output;
+    job.m = p->g.batches * p->g.output_height * p->g.output_width;
+    job.tile = tile_for(p->isa);
+    // Below ~256K multiply-adds a wake-up of the other threads costs more than it saves.
+    int64_t work = (int64_t)job.m * p->n * p->kp;
+    job.rows_per_task = work < (1 << 18) ? job.m : pw_task_size(job.m, pw_pool_threads(pool), p->mr);
+    int tasks = (job.m + job.rows_per_task - 1) / job.rows_per_task;
+    pw_pool_run(pool, tasks, conv_task, &job);
+}

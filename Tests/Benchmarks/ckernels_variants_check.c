@@ -1,0 +1,96 @@
+// Cross-ISA check of CKernels without Swift: every variant this CPU runs against the portable
+// "scalar" variant (which OptimizedKernelTests proves bit-exact to the Swift reference kernels), on
+// random convolution and depthwise shapes. Built for aarch64 and run under qemu-user by
+// Tests/Benchmarks/check_ckernels_arm64.sh (-cpu cortex-a72: NEON; -cpu max: NEON + SDOT).
+#include "ckernels.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t state = 1;
+static uint64_t next(void) {
+    state += 0x9E3779B97F4A7C15ull;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static int range(int lo, int hi) { return lo + (int)(next() % (uint64_t)(hi - lo + 1)); }
+
+int main(void) {
+    int variants[PW_ISA_COUNT], count = 0;
+    for (int isa = 1; isa < PW_ISA_COUNT; isa++)
+        if (pw_isa_supported(isa)) variants[count++] = isa;
+    printf("best ISA: %s; checking:", pw_isa_name(pw_best_isa()));
+    for (int i = 0; i < count; i++) printf(" %s", pw_isa_name(variants[i]));
+    printf("\n");
+    pw_pool *pool = pw_pool_create(2);
+    int failures = 0, cases = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        int depthwise = trial % 2;
+        pw_conv_geometry g = {0};
+        g.batches = range(1, 2);
+        g.input_height = range(1, 12);
+        g.input_width = range(1, 12);
+        g.input_depth = trial % 4 == 0 ? 4 * range(1, 16) : range(1, 48);
+        g.output_depth = depthwise ? g.input_depth : range(1, 70);
+        int pointwise = trial % 4 == 0;
+        g.filter_height = pointwise ? 1 : range(1, 3);
+        g.filter_width = pointwise ? 1 : range(1, 3);
+        g.stride_height = pointwise ? 1 : range(1, 2);
+        g.stride_width = pointwise ? 1 : range(1, 2);
+        g.dilation_height = g.dilation_width = 1;
+        g.output_height = (g.input_height + g.stride_height - 1) / g.stride_height;
+        g.output_width = (g.input_width + g.stride_width - 1) / g.stride_width;
+        int total_h = (g.output_height - 1) * g.stride_height + g.filter_height - g.input_height;
+        int total_w = (g.output_width - 1) * g.stride_width + g.filter_width - g.input_width;
+        g.pad_height = total_h > 0 ? total_h / 2 : 0;
+        g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        g.input_offset = trial % 5 == 0 ? 128 : -range(-128, 127);
+        g.output_offset = trial % 7 == 0 ? -128 : range(-128, 127);
+        g.act_min = -128 + range(0, 20);
+        g.act_max = 127 - range(0, 20);
+        size_t in_count = (size_t)g.batches * g.input_height * g.input_width * g.input_depth;
+        size_t taps = (size_t)g.filter_height * g.filter_width;
+        size_t filter_count = depthwise ? taps * g.output_depth : (size_t)g.output_depth * taps * g.input_depth;
+        size_t out_count = (size_t)g.batches * g.output_height * g.output_width * g.output_depth;
+        int8_t *input = malloc(in_count), *filter = malloc(filter_count);
+        int8_t *expected = malloc(out_count), *actual = malloc(out_count);
+        int32_t *bias = malloc(4 * (size_t)g.output_depth), *mult = malloc(4 * (size_t)g.output_depth);
+        int32_t *shift = malloc(4 * (size_t)g.output_depth);
+        for (size_t i = 0; i < in_count; i++) input[i] = (int8_t)next();
+        for (size_t i = 0; i < filter_count; i++) filter[i] = (int8_t)next();
+        for (int c = 0; c < g.output_depth; c++) {
+            bias[c] = (int32_t)(next() % 200001) - 100000;
+            mult[c] = (int32_t)((1u << 30) + (uint32_t)(next() % (1u << 30)));
+            shift[c] = range(-14, 2);
+        }
+        void *reference = depthwise ? (void *)pw_depthwise_pack(&g, filter, bias, mult, shift, PW_ISA_SCALAR)
+                                    : (void *)pw_gemm_pack(&g, filter, bias, mult, shift, PW_ISA_SCALAR);
+        if (depthwise) pw_depthwise_run(reference, NULL, input, expected);
+        else pw_conv_run(reference, NULL, input, expected);
+        for (int v = 0; v < count; v++) {
+            memset(actual, 0x55, out_count);
+            if (depthwise) {
+                pw_depthwise_plan *plan = pw_depthwise_pack(&g, filter, bias, mult, shift, variants[v]);
+                pw_depthwise_run(plan, pool, input, actual);
+                pw_depthwise_destroy(plan);
+            } else {
+                pw_gemm_plan *plan = pw_gemm_pack(&g, filter, bias, mult, shift, variants[v]);
+                pw_conv_run(plan, pool, input, actual);
+                pw_gemm_destroy(plan);
+            }
+            cases++;
+            if (memcmp(expected, actual, out_count) != 0) {
+                failures++;
+                printf("MISMATCH %s %s trial %d\n", pw_isa_name(variants[v]), depthwise ? "depthwise" : "conv", trial);
+            }
+        }
+        if (depthwise) pw_depthwise_destroy(reference);
+        else pw_gemm_destroy(reference);
+        free(input); free(filter); free(expected); free(actual); free(bias); free(mult); free(shift);
+    }
+    pw_pool_destroy(pool);
+    printf("%d cases, %d mismatches\n", cases, failures);
+    return failures != 0;
+}

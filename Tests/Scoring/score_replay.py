@@ -79,12 +79,14 @@ def print_confusion(pairs, title):
         print(truth.ljust(width) + "".join(str(counts.get(c, 0)).rjust(width) for c in columns))
 
 
-def convert_clip(source, fps, cache):
-    target = os.path.join(cache, os.path.basename(source).rsplit(".", 1)[0] + f"_{fps}fps.y4m")
+def convert_clip(source, fps, cache, max_width):
+    target = os.path.join(cache, os.path.basename(source).rsplit(".", 1)[0] + f"_{fps}fps_{max_width}w.y4m")
     if not os.path.exists(target):
-        # yuv420p Y4M at the model rate: what `posewatch replay` and the file camera source read.
+        # yuv420p Y4M at the model rate and at most a webcam's width (posewatch asks a camera for the
+        # smallest size at least the model input): what `posewatch replay` reads.
         subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-i", source, "-r", str(fps),
-                        "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", target], check=True)
+                        "-vf", f"scale='min({max_width},iw)':-2", "-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", target],
+                       check=True)
     return target
 
 
@@ -102,7 +104,7 @@ def score_videos(args):
             print(f"{row['file']:40} missing, skipped")
             continue
         try:
-            clip = convert_clip(source, args.fps, cache)
+            clip = convert_clip(source, args.fps, cache, args.max_width)
             decisions, _, summary = run_replay(args.posewatch, clip, args.replay_args)
         except (RuntimeError, subprocess.CalledProcessError) as error:
             print(f"{row['file']:40} FAILED: {error}")
@@ -183,6 +185,7 @@ def main():
     videos.add_argument("--folder", help="where the clips are (default: the CSV's folder)")
     videos.add_argument("--fps", type=int, default=15, help="conversion frame rate (the model's)")
     videos.add_argument("--cache", help="where converted Y4M files are kept")
+    videos.add_argument("--max-width", type=int, default=640, help="downscale wider clips to this width (default 640)")
     keypoints = sub.add_parser("keypoints", help="Penn Action COCO-17 keypoint folder")
     keypoints.add_argument("--root", required=True, help="folder with index.csv and <action>/<id>.npy")
     keypoints.add_argument("--fps", type=int, default=30, help="the keypoints' frame rate")

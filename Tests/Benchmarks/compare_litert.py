@@ -61,8 +61,8 @@ LATENCY = re.compile(r"latency ms: median ([0-9.]+)\s+p90 ([0-9.]+)\s+min ([0-9.
 
 def malloc_shim():
     out = os.path.join(ROOT, ".build", "malloc-counter")
-    library = os.path.join(out, "libmalloc_counter.so")
-    source = os.path.join(ROOT, "Tests", "InferenceCoreTests", "Scripts", "malloc_counter.c")
+    library = os.path.join(out, "libpw-malloc-count.so")
+    source = os.path.join(ROOT, "Tests", "Support", "malloc-count-preload.c")
     if not os.path.exists(library) or os.path.getmtime(library) < os.path.getmtime(source):
         os.makedirs(out, exist_ok=True)
         subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"], check=True)

@@ -4,31 +4,27 @@ import Glibc
 import Testing
 import InferenceCore
 
-/// `invoke()` must not allocate. Counting needs the LD_PRELOAD shim from
-/// Scripts/count_allocations.sh; without it these tests are skipped.
+/// `invoke()` must not allocate. Counting needs the malloc-counting preload
+/// (Tests/Support/run-allocation-tests.sh); without it these tests are skipped.
 @Suite(.serialized) struct AllocationTests {
-    typealias Counter = @convention(c) () -> Int
+    typealias Counter = @convention(c) () -> UInt64
 
+    /// This thread's allocations (the test framework allocates on its own threads meanwhile).
     static var counter: Counter? {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posewatch_malloc_calls") else { return nil }
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pw_thread_allocation_count") else { return nil }
         return unsafeBitCast(symbol, to: Counter.self)
     }
 
-    static let skipMessage: Comment = "needs the malloc-counting shim: run Scripts/count_allocations.sh"
+    static let skipMessage: Comment = "needs the malloc counter: run Tests/Support/run-allocation-tests.sh"
 
     /// malloc calls made by the third `invoke()` (the first ones may fill runtime caches).
     static func allocationsPerInvoke(_ interpreter: Interpreter) throws -> Int {
         let count = try #require(counter)
         try interpreter.invoke()
         try interpreter.invoke()
-        typealias Trace = @convention(c) (Int32) -> Void
-        let trace = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posewatch_malloc_trace").map { unsafeBitCast($0, to: Trace.self) }
-        let tracing = getenv("POSEWATCH_MALLOC_TRACE") != nil
         let before = count()
-        if tracing { trace?(1) }
         try interpreter.invoke()
-        if tracing { trace?(0) }
-        return count() - before
+        return Int(count() - before)
     }
 
     @Test(.enabled(if: AllocationTests.counter != nil, AllocationTests.skipMessage),

@@ -9,8 +9,8 @@ import InferenceCore
 ///
 /// The input is a fixed pseudo-random pattern (byte i = ((i × 2654435761) mod 2^32) >> 24), the
 /// same one Tests/Benchmarks/compare_litert.py feeds LiteRT. Heap allocations are counted by the
-/// malloc-counting shim when it is preloaded (LD_PRELOAD of Tests/InferenceCoreTests/Scripts/
-/// malloc_counter.c, which compare_litert.py builds); without it the count is "n/a".
+/// malloc-counting preload when it is loaded (LD_PRELOAD of Tests/Support/malloc-count-preload.c,
+/// which compare_litert.py builds); without it the count is "n/a".
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -80,7 +80,7 @@ struct BenchCommand: ParsableCommand {
             let perInvoke = Double(allocations) / Double(iterations)
             print("heap allocations per invoke: \(allocations % iterations == 0 ? String(allocations / iterations) : String(perInvoke)) (\(allocations) malloc calls in \(iterations) invokes)")
         } else {
-            print("heap allocations per invoke: n/a (preload the malloc-counting shim, as Tests/Benchmarks/compare_litert.py does)")
+            print("heap allocations per invoke: n/a (preload Tests/Support/malloc-count-preload.c, as Tests/Benchmarks/compare_litert.py does)")
         }
         if kernels {
             for (index, name) in names.enumerated() {
@@ -103,16 +103,17 @@ private func format3(_ value: Double) -> String {
     return "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
 }
 
-/// The malloc-call counter of a preloaded shim (`posewatch_malloc_calls`), found with dlsym.
+/// The allocation counter of the malloc-counting preload (`Tests/Support/malloc-count-preload.c`,
+/// `pw_allocation_count`), found with dlsym; nil without the preload.
 struct MallocCounter {
-    typealias Function = @convention(c) () -> Int
+    typealias Function = @convention(c) () -> UInt64
     let function: Function?
 
     init() {
-        function = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posewatch_malloc_calls").map {
+        function = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pw_allocation_count").map {
             unsafeBitCast($0, to: Function.self)
         }
     }
 
-    func count() -> Int? { function?() }
+    func count() -> Int? { function.map { Int($0()) } }
 }

@@ -116,7 +116,9 @@ def score_videos(args):
         predicted = majority(inside)
         pairs.append((row["label"], predicted))
         reps_text, gt_text, tol_text = "", "", ""
-        if row.get("reps"):
+        # Repetitions are scored for the five exercises; `other` is never counted (a hard negative
+        # with a count in the CSV is right when posewatch counts nothing).
+        if row.get("reps") and row["label"] != "other":
             gt, tolerance = int(row["reps"]), int(row.get("reps_tolerance") or 0)
             pred = int(summary.get("reps", {}).get(row["label"], 0))
             count_rows.append((row["file"], pred, gt, tolerance))

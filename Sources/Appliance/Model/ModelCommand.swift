@@ -12,6 +12,16 @@ struct ModelCommand: ParsableCommand {
         subcommands: [ModelInspectCommand.self, ModelRunCommand.self])
 }
 
+/// Loads and prepares a model for a `model` subcommand; a bad file is one line and exit status 2.
+func loadForCommand(_ path: String) throws -> (Model, Interpreter) {
+    do {
+        let loaded = try Model(contentsOf: path)
+        return (loaded, try Interpreter(model: loaded))
+    } catch {
+        throw failWithBadInput("\(path): \(error)")
+    }
+}
+
 extension TensorInfo {
     /// `name  int8[1,192,192,3]  scale=0.0078 zero_point=-1`
     var summary: String {
@@ -39,14 +49,7 @@ struct ModelInspectCommand: ParsableCommand {
     var model: String
 
     func run() throws {
-        let loaded: Model
-        let interpreter: Interpreter
-        do {
-            loaded = try Model(contentsOf: model)
-            interpreter = try Interpreter(model: loaded)
-        } catch {
-            throw failWithBadInput("\(model): \(error)")
-        }
+        let (loaded, interpreter) = try loadForCommand(model)
         print("model: \(model)")
         if let description = loaded.modelDescription { print("description: \(description)") }
         print("inputs:")
@@ -98,14 +101,7 @@ struct ModelRunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded: Model
-        let interpreter: Interpreter
-        do {
-            loaded = try Model(contentsOf: model)
-            interpreter = try Interpreter(model: loaded)
-        } catch {
-            throw failWithBadInput("\(model): \(error)")
-        }
+        let (loaded, interpreter) = try loadForCommand(model)
         guard inputs.count == interpreter.inputCount else {
             throw failWithBadInput("the model has \(interpreter.inputCount) inputs but \(inputs.count) --input files were given")
         }

@@ -106,6 +106,18 @@ struct PrepareContext {
     }
 
     /// The per-tensor scale and zero point, required for quantized kernels.
+    /// Whether the node's optional third input (an int32 bias, one per output channel) is present;
+    /// shared by CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED.
+    func hasBias(_ node: OperatorNode, outputDepth: Int) throws(ModelError) -> Bool {
+        guard node.inputs.count > 2, node.inputs[2] >= 0 else { return false }
+        let bias = info(node.inputs[2])
+        try expectType(node, bias, "bias", .int32)
+        guard bias.elementCount == outputDepth else {
+            throw fail(node, "bias has \(bias.elementCount) elements, expected \(outputDepth)")
+        }
+        return true
+    }
+
     func quantization(_ node: OperatorNode, _ tensor: TensorInfo, _ role: String) throws(ModelError)
         -> (scale: Float, zeroPoint: Int32)
     {
@@ -241,14 +253,7 @@ struct PrepareContext {
         p.padWidth = width.pad
         try expectShape(node, output, "output", [p.batches, p.outputHeight, p.outputWidth, p.outputDepth])
 
-        if node.inputs.count > 2, node.inputs[2] >= 0 {
-            let bias = info(node.inputs[2])
-            try expectType(node, bias, "bias", .int32)
-            guard bias.elementCount == p.outputDepth else {
-                throw fail(node, "bias has \(bias.elementCount) elements, expected \(p.outputDepth)")
-            }
-            p.hasBias = true
-        }
+        p.hasBias = try hasBias(node, outputDepth: p.outputDepth)
         let inputQuantization = try quantization(node, input, "input")
         let outputQuantization = try quantization(node, output, "output")
         guard let filterQuantization = filter.quantization, !filterQuantization.scales.isEmpty else {
@@ -319,14 +324,7 @@ struct PrepareContext {
         guard output.elementCount == p.batches * p.outputDepth, output.shape.last == p.outputDepth else {
             throw fail(node, "output shape \(output.shape) does not match \(p.batches) × \(p.outputDepth)")
         }
-        if node.inputs.count > 2, node.inputs[2] >= 0 {
-            let bias = info(node.inputs[2])
-            try expectType(node, bias, "bias", .int32)
-            guard bias.elementCount == p.outputDepth else {
-                throw fail(node, "bias has \(bias.elementCount) elements, expected \(p.outputDepth)")
-            }
-            p.hasBias = true
-        }
+        p.hasBias = try hasBias(node, outputDepth: p.outputDepth)
         let inputQuantization = try quantization(node, input, "input")
         let outputQuantization = try quantization(node, output, "output")
         guard let filterQuantization = filter.quantization, !filterQuantization.scales.isEmpty else {

@@ -287,10 +287,10 @@ struct RealVideoDecodingTests {
     }
 }
 
-@Suite struct RealTimePacingTests {
+@Suite(.serialized) struct RealTimePacingTests {
     /// A Y4M file of `count` tiny grey frames at 100 fps.
-    static func writeClip(count: Int) -> String {
-        let path = "/tmp/posewatch-pacing-\(getpid()).y4m"
+    static func writeClip(count: Int, name: String) -> String {
+        let path = "/tmp/posewatch-pacing-\(getpid())-\(name).y4m"
         var bytes = Array("YUV4MPEG2 W4 H4 F100:1 Ip A1:1 C420jpeg\n".utf8)
         for frame in 0..<count { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(frame), count: 24) }
         let file = fopen(path, "wb")!
@@ -300,7 +300,7 @@ struct RealVideoDecodingTests {
     }
 
     @Test func aLateLoopGetsTheNewestDueFrameAndTheSkippedOnesCountAsDropped() throws {
-        let path = Self.writeClip(count: 50)
+        let path = Self.writeClip(count: 50, name: "late")
         defer { unlink(path) }
         var source = try Y4MFileSource(path: path, pacing: .realTime)
         var sequences: [UInt64] = []
@@ -308,12 +308,12 @@ struct RealVideoDecodingTests {
         usleep(95_000)  // the loop was busy for ~9.5 frame intervals
         _ = source.nextFrame(timeoutMilliseconds: 100) { sequences.append($0.sequence); return .used }
         #expect(sequences[0] == 0)
-        #expect(sequences[1] >= 8 && sequences[1] <= 12, "got frame \(sequences[1])")
+        #expect(sequences[1] >= 8, "got frame \(sequences[1])")  // later under load, never earlier
         #expect(source.statistics.droppedLate == Int(sequences[1]) - 1)
     }
 
     @Test func asFastAsPossibleNeverDrops() throws {
-        let path = Self.writeClip(count: 10)
+        let path = Self.writeClip(count: 10, name: "fast")
         defer { unlink(path) }
         var source = try Y4MFileSource(path: path, pacing: .asFastAsPossible)
         var delivered = 0

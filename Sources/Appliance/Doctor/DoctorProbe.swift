@@ -58,9 +58,8 @@ public enum DoctorProbe {
     /// The configured classifier file; where the default path holds none, the classifier built into
     /// this binary is what `run` uses, so that is what is checked (it must load and carry metadata).
     static func classifierFile(_ configuration: ApplianceConfiguration) -> DoctorObservations.ModelFile {
-        let path = configuration.classifierModelPath
-        guard !ModelLoading.fileExists(path), path == ApplianceConfiguration().classifierModelPath else {
-            return modelFile(role: "action classifier", path: path, expected: nil)
+        guard ModelLoading.classifierSource(path: nil, configuration: configuration) == .builtIn else {
+            return modelFile(role: "action classifier", path: configuration.classifierModelPath, expected: nil)
         }
         let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
         do {

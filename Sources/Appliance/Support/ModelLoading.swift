@@ -6,15 +6,30 @@ import PoseEstimation
 
 /// Loads the models the configuration names, with one-line errors.
 enum ModelLoading {
-    /// The classifier at `path` (a command-line override), else the configured file when it exists,
-    /// else the classifier built into this binary.
+    /// Where the action classifier comes from: a file, or the model built into this binary.
+    enum ClassifierSource: Equatable {
+        case file(String)
+        case builtIn
+    }
+
+    /// The one rule for choosing the classifier (`run`, `replay` and `doctor` all use it): a
+    /// command-line path, else the configured file; the built-in model only stands in when the
+    /// *default* path holds nothing (a package without a classifier file). A path the owner
+    /// configured and that is missing stays an error rather than being silently replaced.
+    static func classifierSource(path: String?, configuration: ApplianceConfiguration) -> ClassifierSource {
+        if let path { return .file(path) }
+        let configured = configuration.classifierModelPath
+        if !fileExists(configured) && configured == ApplianceConfiguration().classifierModelPath { return .builtIn }
+        return .file(configured)
+    }
+
+    /// The classifier `classifierSource` picks, loaded and checked against its metadata.
     static func classifier(path: String?, configuration: ApplianceConfiguration) throws(InputError) -> ActionClassifier {
         do {
-            if let path { return try ActionClassifier(modelPath: path) }
-            if fileExists(configuration.classifierModelPath) {
-                return try ActionClassifier(modelPath: configuration.classifierModelPath)
+            switch classifierSource(path: path, configuration: configuration) {
+            case .file(let file): return try ActionClassifier(modelPath: file)
+            case .builtIn: return try ActionClassifier.embedded()
             }
-            return try ActionClassifier.embedded()
         } catch {
             throw InputError(error.description)
         }

@@ -2,26 +2,36 @@
 /// jitter when a joint is still and follows quickly when it moves, by raising the low-pass cutoff
 /// with the joint's speed.
 ///
+/// Speed is measured in body lengths per second (the longer side of the pose's box), not pixels:
+/// with a pixel `beta` the same setting smoothed a person 53 px of torso on a 320×240 clip with
+/// 45 ms more lag than one 276 px tall on 1080p (Scripts/jitter.py), and a Pi camera's resolution
+/// and the distance to the person vary.
+///
+/// Defaults (0.5 Hz, beta 8) come from Tests/PoseEstimationTests/Scripts/jitter.py on the dev clips
+/// at 15 fps: on still spans they cut frame-to-frame acceleration from 0.068 to 0.013 torso lengths
+/// (the former pixel-speed defaults 1.5 Hz, 0.01/px: 0.022) with 24 ms mean lag during exercise
+/// (former: 27 ms); see README "Accuracy".
+///
 /// State is 17 × 2 filters kept in fixed storage; a joint's filter restarts when its score drops
 /// below `minimumScore` or the tracked person changes, so a lost joint is not dragged back.
 public struct KeypointSmoother: Sendable {
     /// Cutoff frequency at rest, Hz. Lower = smoother.
     public var minimumCutoff: Float
-    /// How fast the cutoff rises with speed (per pixel/second). Higher = less lag.
+    /// How fast the cutoff rises with speed, Hz per (body length per second). Higher = less lag.
     public var beta: Float
     /// Cutoff for the speed estimate, Hz.
     public var derivativeCutoff: Float = 1.0
     /// Joints below this score are passed through and their filter restarts.
     public var minimumScore: Float = 0.2
 
-    private var values: [Float]       // filtered x, y per joint
-    private var derivatives: [Float]  // filtered dx/dt, dy/dt per joint
+    private var values: [Float]       // filtered x, y per joint, pixels
+    private var derivatives: [Float]  // filtered dx/dt, dy/dt per joint, body lengths per second
     private var primed: [Bool]
     private var lastTime: Double = -.infinity
     private var lastTrack = -1
 
     /// A smoother with the given rest cutoff (Hz) and speed coefficient.
-    public init(minimumCutoff: Float = 1.5, beta: Float = 0.01) {
+    public init(minimumCutoff: Float = 0.5, beta: Float = 8) {
         self.minimumCutoff = minimumCutoff
         self.beta = beta
         values = [Float](repeating: 0, count: Joint.count * 2)
@@ -37,6 +47,9 @@ public struct KeypointSmoother: Sendable {
         }
         lastTrack = track
         lastTime = time
+        // The person's size, so speeds are in body lengths per second (at least 1 px).
+        let box = pose.boundingBox(minimumScore: minimumScore)
+        let size = max(box.map { max($0.width, $0.height) } ?? 1, 1)
         var smoothed = pose
         for index in 0..<Joint.count {
             let point = pose[index]
@@ -52,14 +65,14 @@ public struct KeypointSmoother: Sendable {
                 primed[index] = true
                 continue
             }
-            smoothed[index].x = filter(point.x, slot: index * 2, interval: interval)
-            smoothed[index].y = filter(point.y, slot: index * 2 + 1, interval: interval)
+            smoothed[index].x = filter(point.x, slot: index * 2, interval: interval, size: size)
+            smoothed[index].y = filter(point.y, slot: index * 2 + 1, interval: interval, size: size)
         }
         return smoothed
     }
 
-    private mutating func filter(_ value: Float, slot: Int, interval: Float) -> Float {
-        let speed = (value - values[slot]) / interval
+    private mutating func filter(_ value: Float, slot: Int, interval: Float, size: Float) -> Float {
+        let speed = (value - values[slot]) / interval / size
         let derivative = Self.lowPass(speed, previous: derivatives[slot], alpha: Self.alpha(cutoff: derivativeCutoff, interval: interval))
         derivatives[slot] = derivative
         let cutoff = minimumCutoff + beta * abs(derivative)

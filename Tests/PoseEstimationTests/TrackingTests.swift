@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import InferenceCore
 @testable import PoseEstimation
 
 @Suite struct PersonTrackerTests {
@@ -92,6 +94,34 @@ import Testing
         var last = standingPose()
         for frame in 10..<16 { last = smoother.smooth(standingPose(centerX: 420), at: Double(frame) / 15, track: 1) }
         #expect(abs(last[.leftHip].x - standingPose(centerX: 420)[.leftHip].x) < 10)
+    }
+
+    /// Scripts/jitter.py measures the filter through a Python port; this holds the Swift filter to
+    /// the port's output on Scripts/smoother_fixture.py's track (noise, a swinging wrist, a knee
+    /// lost for four frames, a 1.5 s gap), so the measured figures describe this filter.
+    @Test func theFilterMatchesThePortTheJitterFiguresWereMeasuredWith() throws {
+        let fixture = try NumPyArray.read(contentsOf: TestPaths.fixtures.appendingPathComponent("smoother_fixture.npy").path)
+        try #require(fixture.elementType == .float32 && fixture.shape.count == 4 && fixture.shape.suffix(3) == [2, 17, 3])
+        let values: [Float] = fixture.bytes.withUnsafeBytes { raw in
+            (0..<fixture.elementCount).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Float.self) }
+        }
+        func pose(_ frame: Int, _ which: Int) -> Pose {
+            let base = (frame * 2 + which) * 51
+            return Pose(keypoints: (0..<Joint.count).map { Keypoint(x: values[base + $0 * 3], y: values[base + $0 * 3 + 1], score: values[base + $0 * 3 + 2]) })
+        }
+        var smoother = KeypointSmoother()
+        var worst: Float = 0, moved: Float = 0
+        for frame in 0..<fixture.shape[0] {
+            let time = Double(frame) / 15 + (frame >= 60 ? 1.5 : 0)
+            let input = pose(frame, 0), expected = pose(frame, 1)
+            let smoothed = smoother.smooth(input, at: time, track: 1)
+            for joint in 0..<Joint.count {
+                worst = max(worst, abs(smoothed[joint].x - expected[joint].x), abs(smoothed[joint].y - expected[joint].y))
+                moved = max(moved, abs(smoothed[joint].x - input[joint].x))
+            }
+        }
+        #expect(moved > 10, "the fixture exercises the filter")
+        #expect(worst < 0.01, "Swift (Float) and the Python port (Double) differ by up to \(worst) px")
     }
 
     @Test func aNewPersonRestartsTheFilters() {

@@ -322,11 +322,13 @@ class Estimator:
 # MARK: KeypointSmoother
 
 class OneEuro:
-    """KeypointSmoother (One Euro per coordinate; restarts a joint below min_score, on a new
-    track, or after a gap over 1 s). Float64 here; the Swift filter uses Float."""
+    """KeypointSmoother (One Euro per coordinate, speed in body lengths per second; restarts a
+    joint below min_score, on a new track, or after a gap over 1 s). Float64 here; the Swift
+    filter uses Float. `per_pixel` measures speed in pixels per second (the former Swift filter)."""
 
-    def __init__(self, min_cutoff=1.5, beta=0.01, d_cutoff=1.0, min_score=0.2):
+    def __init__(self, min_cutoff=0.5, beta=8.0, d_cutoff=1.0, min_score=0.2, per_pixel=False):
         self.min_cutoff, self.beta, self.d_cutoff, self.min_score = min_cutoff, beta, d_cutoff, min_score
+        self.per_pixel = per_pixel
         self.values = np.zeros((17, 2))
         self.derivatives = np.zeros((17, 2))
         self.primed = np.zeros(17, dtype=bool)
@@ -342,6 +344,10 @@ class OneEuro:
         if not interval > 0 or interval > 1:
             self.primed[:] = False
         self.last_time = time
+        seen = pose[pose[:, 2] >= self.min_score, :2]
+        size = max(float((seen.max(axis=0) - seen.min(axis=0)).max()) if len(seen) else 1.0, 1.0)
+        if self.per_pixel:
+            size = 1.0
         out = pose.copy()
         for joint in range(17):
             if pose[joint, 2] < self.min_score:
@@ -354,7 +360,7 @@ class OneEuro:
                 continue
             for axis in range(2):
                 value = float(pose[joint, axis])
-                speed = (value - self.values[joint, axis]) / interval
+                speed = (value - self.values[joint, axis]) / interval / size
                 a_d = self.alpha(self.d_cutoff, interval)
                 derivative = a_d * speed + (1 - a_d) * self.derivatives[joint, axis]
                 self.derivatives[joint, axis] = derivative

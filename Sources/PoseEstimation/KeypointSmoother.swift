@@ -3,9 +3,9 @@
 /// with the joint's speed.
 ///
 /// Speed is measured in body lengths per second (the longer side of the pose's box), not pixels:
-/// with a pixel `beta` the same setting smoothed a person 53 px of torso on a 320×240 clip with
-/// 45 ms more lag than one 276 px tall on 1080p (Scripts/jitter.py), and a Pi camera's resolution
-/// and the distance to the person vary.
+/// with a pixel `beta` one setting lagged 33–40 ms behind a person with a 53–64 px torso on the
+/// 320×240 clips and 17–23 ms behind a 265–296 px torso on 1080p (Scripts/jitter.py --per-clip),
+/// and a Pi camera's resolution and the distance to the person vary.
 ///
 /// Defaults (0.5 Hz, beta 8) come from Tests/PoseEstimationTests/Scripts/jitter.py on the dev clips
 /// at 15 fps: on still spans they cut frame-to-frame acceleration from 0.068 to 0.013 torso lengths

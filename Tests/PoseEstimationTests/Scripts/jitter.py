@@ -21,7 +21,7 @@ lengths per second (KeypointSmoother), "px" betas in pixels per second (its form
 The smoother port (posewatch_pose.OneEuro) follows KeypointSmoother.swift; a fixture test
 (KeypointSmootherTests) holds the Swift filter to the port's output.
 
-  /work/venv/bin/python Tests/PoseEstimationTests/Scripts/jitter.py [--grid]
+  /work/venv/bin/python Tests/PoseEstimationTests/Scripts/jitter.py [--grid] [--per-clip]
 """
 import argparse
 import csv
@@ -100,6 +100,7 @@ def lag_and_deviation(raw, track):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--grid", action="store_true", help="also try other cutoffs and betas")
+    parser.add_argument("--per-clip", action="store_true", help="lag per clip for the former and the current defaults")
     parser.add_argument("--refresh", action="store_true", help=f"recompute poses instead of reading {CACHE}")
     args = parser.parse_args()
     labels = [row for row in csv.DictReader(open(os.path.join(pp.VIDEOS, "labels.csv"))) if row["active_from_s"]]
@@ -149,6 +150,12 @@ def main():
         elif (min_cutoff, beta, per_pixel) == (1.5, 0.01, True):
             label += " (before)"
         print(f"{label:<40} {r['still']:>7.4f} {r['action']:>7.4f} {r['lag']:>4.0f} {r['lag_max']:>4.0f} {r['dev']:>6.3f}")
+    if args.per_clip:
+        print(f"\n{'clip':<30} {'torso px':>8} {'lag before':>10} {'lag now':>8}")
+        for row, raw in zip(labels, action):
+            before, _ = lag_and_deviation(raw, smooth(raw, 1.5, 0.01, per_pixel=True))
+            now, _ = lag_and_deviation(raw, smooth(raw, 0.5, 8.0))
+            print(f"{row['file']:<30} {np.nanmedian(torso(raw)):>8.0f} {before:>10.0f} {now:>8.0f}")
 
 
 if __name__ == "__main__":

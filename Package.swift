@@ -70,7 +70,7 @@ let package = Package(
         // MARK: tests, one target per module
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
-        .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"], exclude: ["Fixtures", "Scripts"]),
+        .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"], exclude: ["Fixtures", "Scripts", "README.md"]),
         .testTarget(name: "ActionsTests", dependencies: ["Actions", "JSONFormat"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),

@@ -17,7 +17,7 @@ enum TestPaths {
     }
 }
 
-/// `Fixtures/pose_goldens.json`, written by `Scripts/pose_goldens.py`.
+/// `Fixtures/pose_goldens.json`, written by `Scripts/pose_goldens.py` (snake_case keys).
 struct PoseGoldens: Decodable {
     struct Run: Decodable {
         var clip: String
@@ -28,8 +28,8 @@ struct PoseGoldens: Decodable {
         var frames: [Frame]
     }
     struct Frame: Decodable {
-        var frame_fingerprint: String
-        var input_fingerprint: String
+        var frameFingerprint: String
+        var inputFingerprint: String
         var region: [Float]
         var cropped: Bool
         var person: Bool
@@ -101,7 +101,9 @@ enum Fingerprint {
     @Test(.enabled(if: RealFrameTests.available, Comment(rawValue: RealFrameTests.sharedMessage)))
     func estimatorMatchesLiteRTWithOurPreprocessingOnRealFrames() throws {
         let data = try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("pose_goldens.json"))
-        let goldens = try JSONDecoder().decode(PoseGoldens.self, from: data)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let goldens = try decoder.decode(PoseGoldens.self, from: data)
         let values = try NumPyArray.read(contentsOf: TestPaths.fixtures.appendingPathComponent("pose_goldens.npy").path)
         let frameCount = goldens.runs.reduce(0) { $0 + $1.frames.count }
         try #require(values.elementType == .float32 && values.shape == [frameCount, 2, 17, 3])
@@ -134,9 +136,9 @@ enum Fingerprint {
                     return .used
                 }
                 try #require(outcome == .frame && loaded, "\(name): no frame")
-                try #require(frameFingerprint == expected.frame_fingerprint,
+                try #require(frameFingerprint == expected.frameFingerprint,
                              "\(name): this ffmpeg decodes different frames than the one that made the goldens; rerun Scripts/pose_goldens.py")
-                if inputFingerprint != expected.input_fingerprint { mismatches.append("\(name): input tensor differs") }
+                if inputFingerprint != expected.inputFingerprint { mismatches.append("\(name): input tensor differs") }
 
                 let estimate = estimator.estimate()
                 let region = [estimate.region.minX, estimate.region.minY, estimate.region.side]

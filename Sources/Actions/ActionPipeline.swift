@@ -2,7 +2,9 @@ import PoseEstimation
 
 /// Settings for the part of the pipeline after the pose model.
 public struct ActionPipelineSettings: Sendable {
-    /// Joints the window and counter see (face left out by default: talking and head turns are not exercise).
+    /// Joints the window and counter see. All by default: the classifier was trained and the figures
+    /// in the README measured with every joint; `[.arms, .torso, .legs]` drops the face (talking and
+    /// head turns are not exercise) for an owner who wants that.
     public var joints: JointSelection = .all
     /// One Euro smoothing of keypoints before the window and counter (nil: off).
     public var smoothing: KeypointSmoother? = nil

@@ -37,7 +37,7 @@ public struct ActionPipeline: ~Copyable {
     public private(set) var policy: DecisionPolicy
     public let counter: RepetitionCounter
     public private(set) var summary = ActionSummary()
-    public let settings: ActionPipelineSettings
+    public private(set) var settings: ActionPipelineSettings
     /// The decision reported last (what the LEDs show).
     public private(set) var currentDecision: ActionDecision = .startingUp
     /// Frames given to the pipeline and how many had a person.
@@ -52,14 +52,32 @@ public struct ActionPipeline: ~Copyable {
         let metadata = classifier.metadata
         window = PoseWindow(length: metadata.windowLength, framesPerSecond: metadata.framesPerSecond)
         policy = DecisionPolicy(labelCount: metadata.labels.count)
-        policy.confidenceThreshold = settings.confidenceThreshold ?? metadata.lowConfidenceThreshold
-        policy.minimumPresentShare = settings.minimumPresentShare ?? metadata.noPersonMinimumRealFraction
-        if let confirmations = settings.confirmations { policy.confirmations = max(1, confirmations) }
+        Self.configure(&policy, with: settings, metadata: metadata)
         decisionSeconds = Double(metadata.stride) / metadata.framesPerSecond
         smoother = settings.smoothing
         self.counter = counter
         self.settings = settings
         self.classifier = classifier
+    }
+
+    /// Applies new decision rules and keypoint smoothing in place (the live loop's SIGHUP): the
+    /// window, the tracked person, the counts and the summary carry on. A changed smoother starts
+    /// afresh; joints and the fixed action stay as they were built.
+    public mutating func update(_ newSettings: ActionPipelineSettings) {
+        Self.configure(&policy, with: newSettings, metadata: classifier.metadata)
+        let old = settings.smoothing, new = newSettings.smoothing
+        if old?.minimumCutoff != new?.minimumCutoff || old?.beta != new?.beta { smoother = new }
+        settings.confidenceThreshold = newSettings.confidenceThreshold
+        settings.minimumPresentShare = newSettings.minimumPresentShare
+        settings.confirmations = newSettings.confirmations
+        settings.smoothing = newSettings.smoothing
+    }
+
+    private static func configure(_ policy: inout DecisionPolicy, with settings: ActionPipelineSettings,
+                                  metadata: ClassifierMetadata) {
+        policy.confidenceThreshold = settings.confidenceThreshold ?? metadata.lowConfidenceThreshold
+        policy.minimumPresentShare = settings.minimumPresentShare ?? metadata.noPersonMinimumRealFraction
+        if let confirmations = settings.confirmations { policy.confirmations = max(1, confirmations) }
     }
 
     /// The model frame rate (what the camera is asked for).

@@ -1,4 +1,6 @@
+import Actions
 import Outputs
+import PoseEstimation
 
 /// Where the LEDs go: real GPIO lines through libgpiod, or lines printed to the console.
 public enum LEDBackend: String, Sendable, Equatable, CaseIterable {
@@ -30,6 +32,17 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var confidenceThreshold = 0.6
     /// `classifier.smoothing`: predictions in a row that must agree before the shown action changes.
     public var smoothing = 3
+    /// `pose.smart_cropping`: crop each frame around the person found in the previous one (MoveNet's
+    /// own cropping algorithm) instead of letterboxing the whole frame; a person across the room
+    /// keeps enough pixels (README: Pose stage).
+    public var smartCropping = true
+    /// `pose.smoothing`: One Euro smoothing of keypoints before the classifier and the counter. Off
+    /// by default: the classifier and counter figures in the README are measured without it.
+    public var keypointSmoothing = false
+    /// `pose.smoothing_min_cutoff`: the One Euro filter's cutoff at rest, in Hz.
+    public var smoothingMinimumCutoff = 0.5
+    /// `pose.smoothing_beta`: how fast the cutoff rises with speed, per body length per second.
+    public var smoothingBeta = 8.0
     /// `leds.backend`: LED backend.
     public var ledBackend: LEDBackend = .gpio
     /// `[leds.actions]`: action label → GPIO line name, in LED order.
@@ -59,11 +72,27 @@ public struct ApplianceConfiguration: Sendable, Equatable {
             && lhs.cameraSize?.height == rhs.cameraSize?.height && lhs.cameraBufferCount == rhs.cameraBufferCount
             && lhs.poseModelPath == rhs.poseModelPath && lhs.classifierModelPath == rhs.classifierModelPath
             && lhs.confidenceThreshold == rhs.confidenceThreshold && lhs.smoothing == rhs.smoothing
+            && lhs.smartCropping == rhs.smartCropping && lhs.keypointSmoothing == rhs.keypointSmoothing
+            && lhs.smoothingMinimumCutoff == rhs.smoothingMinimumCutoff && lhs.smoothingBeta == rhs.smoothingBeta
             && lhs.ledBackend == rhs.ledBackend
             && lhs.actionLEDLines.elementsEqual(rhs.actionLEDLines, by: { $0 == $1 })
             && lhs.statusLEDLine == rhs.statusLEDLine && lhs.summaryIntervalSeconds == rhs.summaryIntervalSeconds
             && lhs.logLevel == rhs.logLevel && lhs.watchdogEnabled == rhs.watchdogEnabled
             && lhs.watchdogMaxStallSeconds == rhs.watchdogMaxStallSeconds
+    }
+}
+
+extension ApplianceConfiguration {
+    /// The action pipeline's settings from the `[classifier]` and `[pose]` tables (run and replay
+    /// take the same ones, so replay measures what the appliance does).
+    public var pipelineSettings: ActionPipelineSettings {
+        var settings = ActionPipelineSettings()
+        settings.confidenceThreshold = Float(confidenceThreshold)
+        settings.confirmations = smoothing
+        if keypointSmoothing {
+            settings.smoothing = KeypointSmoother(minimumCutoff: Float(smoothingMinimumCutoff), beta: Float(smoothingBeta))
+        }
+        return settings
     }
 }
 

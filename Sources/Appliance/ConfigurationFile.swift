@@ -83,6 +83,7 @@ struct ConfigurationReader {
         ("camera", ["device", "width", "height", "buffers"]),
         ("models", ["pose", "classifier"]),
         ("classifier", ["confidence_threshold", "smoothing"]),
+        ("pose", ["smart_cropping", "smoothing", "smoothing_min_cutoff", "smoothing_beta"]),
         ("leds", ["backend", "status", "actions"]),
         ("journal", ["summary_interval", "level"]),
         ("watchdog", ["enabled", "max_stall"]),
@@ -118,6 +119,12 @@ struct ConfigurationReader {
             case "classifier.confidence_threshold":
                 configuration.confidenceThreshold = try number(entry, in: 0...1, described: "a number from 0 to 1")
             case "classifier.smoothing": configuration.smoothing = try integer(entry, in: 1...30)
+            case "pose.smart_cropping": configuration.smartCropping = try boolean(entry)
+            case "pose.smoothing": configuration.keypointSmoothing = try boolean(entry)
+            case "pose.smoothing_min_cutoff":
+                configuration.smoothingMinimumCutoff = try number(entry, in: 0.01...30, described: "a number from 0.01 to 30 (Hz)")
+            case "pose.smoothing_beta":
+                configuration.smoothingBeta = try number(entry, in: 0...1000, described: "a number from 0 to 1000")
             case "leds.backend":
                 let name = try string(entry)
                 guard let backend = LEDBackend(rawValue: name) else {
@@ -134,9 +141,7 @@ struct ConfigurationReader {
                     throw error(line, key, "expected one of \(names), got \"\(Self.escaped(name))\"")
                 }
                 configuration.logLevel = level
-            case "watchdog.enabled":
-                guard case .boolean(let enabled) = value else { throw mismatch(entry, expected: "true or false") }
-                configuration.watchdogEnabled = enabled
+            case "watchdog.enabled": configuration.watchdogEnabled = try boolean(entry)
             case "watchdog.max_stall":
                 configuration.watchdogMaxStallSeconds = try number(entry, in: 1...3600, described: "a number of seconds from 1 to 3600")
             default:
@@ -241,6 +246,11 @@ struct ConfigurationReader {
         guard case .integer(let number) = entry.value else { throw mismatch(entry, expected: expected) }
         guard range.contains(number) else { throw mismatch(entry, expected: expected) }
         return number
+    }
+
+    private func boolean(_ entry: TOMLEntry) throws(ConfigurationError) -> Bool {
+        guard case .boolean(let value) = entry.value else { throw mismatch(entry, expected: "true or false") }
+        return value
     }
 
     private func number(_ entry: TOMLEntry, in range: ClosedRange<Double>, described: String) throws(ConfigurationError) -> Double {

@@ -43,6 +43,11 @@ private func failure(_ text: String) -> String? {
             [classifier]
             confidence_threshold = 0.75
             smoothing = 5
+            [pose]
+            smart_cropping = false
+            smoothing = true
+            smoothing_min_cutoff = 1.5
+            smoothing_beta = 4
             [leds]
             backend = "console"
             status = "GPIO5"
@@ -63,6 +68,12 @@ private func failure(_ text: String) -> String? {
         #expect(configuration.classifierModelPath == "/opt/models/actions.tflite")
         #expect(configuration.confidenceThreshold == 0.75)
         #expect(configuration.smoothing == 5)
+        #expect(!configuration.smartCropping)
+        #expect(configuration.keypointSmoothing)
+        #expect(configuration.smoothingMinimumCutoff == 1.5 && configuration.smoothingBeta == 4)
+        #expect(configuration.pipelineSettings.smoothing?.minimumCutoff == 1.5)
+        #expect(configuration.pipelineSettings.smoothing?.beta == 4)
+        #expect(configuration.pipelineSettings.confirmations == 5)
         #expect(configuration.ledBackend == .console)
         #expect(configuration.statusLEDLine == "GPIO5")
         #expect(configuration.actionLEDLines.map(\.action) == ["squats", "push_ups"])
@@ -83,12 +94,12 @@ private func failure(_ text: String) -> String? {
         #expect(failure("[camera]\n\nfps = 30\n")
             == "/etc/posewatch/posewatch.toml:3: camera.fps: unknown key (known in [camera]: device, width, height, buffers)")
         #expect(failure("verbose = true")
-            == "/etc/posewatch/posewatch.toml:1: verbose: unknown key (settings go in the tables camera, models, classifier, leds, journal, watchdog)")
+            == "/etc/posewatch/posewatch.toml:1: verbose: unknown key (settings go in the tables camera, models, classifier, pose, leds, journal, watchdog)")
     }
 
     @Test func anUnknownTableIsNamedWithItsLine() {
         #expect(failure("# comment\n[cameras]\n")
-            == "/etc/posewatch/posewatch.toml:2: unknown table [cameras] (known tables: camera, models, classifier, leds, journal, watchdog, leds.actions)")
+            == "/etc/posewatch/posewatch.toml:2: unknown table [cameras] (known tables: camera, models, classifier, pose, leds, journal, watchdog, leds.actions)")
     }
 
     @Test func aValueOfTheWrongTypeSaysWhatWasExpectedAndWhatItGot() {
@@ -105,6 +116,10 @@ private func failure(_ text: String) -> String? {
             == "/etc/posewatch/posewatch.toml:2: classifier.confidence_threshold: expected a number from 0 to 1, got 1.5")
         #expect(failure("[classifier]\nconfidence_threshold = nan")
             == "/etc/posewatch/posewatch.toml:2: classifier.confidence_threshold: expected a number from 0 to 1, got nan")
+        #expect(failure("[pose]\nsmoothing_min_cutoff = 0")
+            == "/etc/posewatch/posewatch.toml:2: pose.smoothing_min_cutoff: expected a number from 0.01 to 30 (Hz), got 0")
+        #expect(failure("[pose]\nsmart_cropping = 1")
+            == "/etc/posewatch/posewatch.toml:2: pose.smart_cropping: expected true or false, got 1")
         #expect(failure("[journal]\nsummary_interval = 0")
             == "/etc/posewatch/posewatch.toml:2: journal.summary_interval: expected an integer from 1 to 86400 seconds, got 0")
         #expect(failure("[leds]\nbackend = \"neopixel\"")

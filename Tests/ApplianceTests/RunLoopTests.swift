@@ -89,6 +89,74 @@ import Glibc
         #expect(result.error.contains("posewatch stopped (end of input)"))
     }
 
+    /// Starts `posewatch run` on `clip` with console LEDs, stdout to /dev/null and stderr to `stderr`.
+    func spawnRun(clip: String, config: String, stderr: String) throws -> pid_t {
+        var pid: pid_t = 0
+        let arguments = [PosewatchProcess.binary, "run", "--input", clip, "--leds", "console", "--config", config]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0)
+        return pid
+    }
+
+    func contents(of path: String) -> String {
+        var text = ""
+        if let file = fopen(path, "r") {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self) }
+            fclose(file)
+        }
+        return text
+    }
+
+    func write(_ text: String, to path: String) {
+        let file = fopen(path, "w")!
+        fputs(text, file)
+        fclose(file)
+    }
+
+    /// Waits up to `seconds` for `needle` to appear in the file at `path`.
+    func waitFor(_ needle: String, in path: String, seconds: Double) -> Bool {
+        for _ in 0..<Int(seconds * 10) {
+            if contents(of: path).contains(needle) { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    @Test func sighupReloadsTheConfigAndABadFileKeepsTheRunningOne() throws {
+        guard let moveNet = Self.moveNet else {
+            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
+            return
+        }
+        let clip = writeEmptyRoomClip(seconds: 60)
+        let config = writeConfig(moveNet)
+        let log = directory + "/sighup.log"
+        let pid = try spawnRun(clip: clip, config: config, stderr: log)
+        var status: Int32 = 0
+        var reaped = false
+        defer { if !reaped { kill(pid, SIGKILL); waitpid(pid, &status, 0) } }
+        #expect(waitFor("started:", in: log, seconds: 20))
+
+        write("[classifier]\nconfidence_threshold = 7\n", to: config)
+        kill(pid, SIGHUP)
+        #expect(waitFor("config reload failed, keeping the running settings: \(config):2: classifier.confidence_threshold", in: log, seconds: 10))
+
+        // Decision rules, smoothing and cropping apply in place; a new model path needs a restart.
+        write("[models]\npose = \"/elsewhere/movenet.tflite\"\n[classifier]\nconfidence_threshold = 0.7\n[pose]\nsmoothing = true\nsmart_cropping = false\n", to: config)
+        kill(pid, SIGHUP)
+        #expect(waitFor("config reloaded; restart posewatch to apply models.pose", in: log, seconds: 10))
+        kill(pid, SIGTERM)
+        waitpid(pid, &status, 0)
+        reaped = true
+        #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status)")
+    }
+
     @Test func sigtermStopsTheLoopWithinASecond() throws {
         guard let moveNet = Self.moveNet else {
             print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
@@ -96,17 +164,8 @@ import Glibc
         }
         let clip = writeEmptyRoomClip(seconds: 30)
         let config = writeConfig(moveNet)
-        var pid: pid_t = 0
-        let arguments = [PosewatchProcess.binary, "run", "--input", clip, "--leds", "console", "--config", config]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let log = directory + "/sigterm.log"
-        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        #expect(posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0)
-        posix_spawn_file_actions_destroy(&actions)
+        let pid = try spawnRun(clip: clip, config: config, stderr: log)
         usleep(4_000_000)  // loaded and looping (summaries every second)
         var start = timespec(), end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
@@ -118,12 +177,7 @@ import Glibc
         #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status)")
         // The signal is read between frames, so one frame in flight can delay it: within 1 s of
         // that frame (on a Pi or a release build a frame is tens of milliseconds; a debug build is slower).
-        var text = ""
-        if let file = fopen(log, "r") {
-            var buffer = [CChar](repeating: 0, count: 4096)
-            while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self) }
-            fclose(file)
-        }
+        let text = contents(of: log)
         let p99 = text.split(separator: " ").last { $0.hasPrefix("INFERENCE_P99_MS=") }
             .flatMap { Double($0.dropFirst("INFERENCE_P99_MS=".count)) } ?? 0
         #expect(text.contains("posewatch stopped (SIGTERM)"))

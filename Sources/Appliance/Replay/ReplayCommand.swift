@@ -63,10 +63,8 @@ struct ReplayCommand: ParsableCommand {
             throw ExitCode(ExitStatus.configuration)
         }
         do {
-            var settings = ActionPipelineSettings()
-            settings.confidenceThreshold = Float(configuration.confidenceThreshold)
+            var settings = configuration.pipelineSettings
             settings.fixedAction = action.flatMap(ActionLabel.init(rawValue:))
-            settings.confirmations = configuration.smoothing
             let classifier = try ModelLoading.classifier(path: classifierModel, configuration: configuration)
             var pipeline = ActionPipeline(classifier: classifier, settings: settings)
             var report = ReplayReport(format: ReplayReport.Format(rawValue: format)!)
@@ -87,7 +85,7 @@ struct ReplayCommand: ParsableCommand {
             } else if let input {
                 let source = try FrameInput.file(input, framesPerSecond: fps)
                 var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration)
-                estimator.smartCropping = !noSmartCropping
+                estimator.smartCropping = configuration.smartCropping && !noSmartCropping
                 var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
                 try source.read(with: &replayer)
             }

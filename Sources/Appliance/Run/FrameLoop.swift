@@ -300,6 +300,9 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         if fresh.classifierModelPath != configuration.classifierModelPath { needsRestart.append("models.classifier") }
         if fresh.ledBackend != configuration.ledBackend || fresh.allLEDLines != configuration.allLEDLines
             || fresh.statusLEDLine != configuration.statusLEDLine { needsRestart.append("leds") }
+        // Decision rules, keypoint smoothing and cropping change in place, from the next frame on.
+        pipeline.update(fresh.pipelineSettings)
+        estimator.smartCropping = fresh.smartCropping
         logger.level = fresh.logLevel
         configuration = fresh
         let note = needsRestart.isEmpty ? "" : "; restart posewatch to apply \(needsRestart.joined(separator: ", "))"

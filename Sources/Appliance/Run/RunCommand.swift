@@ -49,12 +49,10 @@ struct RunCommand: ParsableCommand {
         let logger = Logger.standard(level: configuration.logLevel)
 
         // Models: a missing or bad model is an installation/configuration problem (exit 78).
-        let estimator = try Self.loadPoseEstimator(configuration, logger: logger)
+        var estimator = try Self.loadPoseEstimator(configuration, logger: logger)
+        estimator.smartCropping = configuration.smartCropping
         let classifier = try Self.loadClassifier(configuration, logger: logger)
-        var settings = ActionPipelineSettings()
-        settings.confidenceThreshold = Float(configuration.confidenceThreshold)
-        settings.confirmations = configuration.smoothing
-        let pipeline = ActionPipeline(classifier: classifier, settings: settings)
+        let pipeline = ActionPipeline(classifier: classifier, settings: configuration.pipelineSettings)
 
         let layout = LEDLayout(actions: configuration.actionLEDLines, statusLine: configuration.statusLEDLine)
         let status: Int32

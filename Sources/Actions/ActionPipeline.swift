@@ -104,7 +104,9 @@ public struct ActionPipeline: ~Copyable {
             summary.record(decision, duration: decisionSeconds)
             step.decision = decision
         }
-        if let repetition = counter.process(timestamp: time, pose: pose, action: currentDecision.action) {
+        // A fixed action holds from the first frame: the classifier, whose window must fill before
+        // its first label, is bypassed, so nothing is lost to its start-up.
+        if let repetition = counter.process(timestamp: time, pose: pose, action: settings.fixedAction ?? currentDecision.action) {
             summary.recordRepetition(repetition.label, count: repetition.count)
             step.repetition = repetition
         }
@@ -120,7 +122,7 @@ public struct ActionPipeline: ~Copyable {
     private mutating func decide() -> ActionDecision {
         let presentShare = Double(window.presentCount) / Double(window.length)
         if let fixed = settings.fixedAction {
-            return window.isFull ? .action(fixed, confidence: 1) : .startingUp
+            return .action(fixed, confidence: 1)
         }
         guard window.isFull, presentShare >= policy.minimumPresentShare else {
             return policy.decide(windowFull: window.isFull, presentShare: presentShare,

@@ -71,8 +71,12 @@ private func frames() -> [(Double, Pose?)] {
         }
         let label = events > 0 ? ActionLabel.lunges : .squats  // label changes take the same path
         for index in 0..<120 { _ = counter.process(timestamp: 60 + input[index].0, pose: input[index].1, action: label) }
+        // No action decided for a while (repetitions are held), then the action again (credited).
+        for index in 120..<240 {
+            _ = counter.process(timestamp: 60 + input[index].0, pose: input[index].1, action: index < 200 ? nil : label)
+        }
         let allocations = AllocationCounter.function!() - before
-        print("RepetitionCounter: \(allocations) allocations over \(input.count + 60) frames (\(events) events)")
+        print("RepetitionCounter: \(allocations) allocations over \(input.count + 180) frames (\(events) events)")
         #expect(allocations == 0)
         #expect(events > 0)
     }

@@ -114,6 +114,26 @@ import Testing
         }
     }
 
+    @Test func aRepetitionBeforeTheFirstLabelIsCreditedWhenTheExerciseIsNamedInTime() {
+        // The classifier's first label comes a full window after start-up: the repetition done
+        // before it (turning at 2.5 s, ending at 3 s) is held and credited when `squats` arrives at 3 s.
+        let result = SyntheticSession().run([rest(2, label: nil), reps(1, rate: 1, label: nil), reps(5, rate: 1), rest(2)])
+        #expect(result.counter.count(of: .squats) == 6)
+        #expect(result.events.map(\.repetitions).reduce(0, +) == 6)
+        var ended = 0
+        for event in result.events {
+            ended += event.repetitions
+            #expect(event.timestamp <= result.repetitionEnds[ended - event.repetitions] + 1.0)
+        }
+    }
+
+    @Test func heldRepetitionsAreDroppedWhenNamedOtherOrTooLate() {
+        let late = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), rest(2, label: nil), reps(3, rate: 1), rest(2)])
+        #expect(late.counter.count(of: .squats) == 3)
+        let other = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), reps(3, rate: 1, label: .other), rest(2)])
+        #expect(other.counter.sessionCount == 0)
+    }
+
     @Test func countingStopsWhenTheLabelTurnsToOtherAndResumesAfter() {
         let result = SyntheticSession().run([
             rest(2), reps(5, rate: 1), reps(5, rate: 1, label: .other), reps(5, rate: 1), rest(2),

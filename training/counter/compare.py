@@ -49,6 +49,8 @@ CANDIDATES = {
     "  range from p2/p98": chosen(envelope_pct=2),
     "  repeat check (far pose within 1.0·range of a recent one)": chosen(similar=1.0),
     "  max excursion 1.5 s": chosen(max_excursion_s=1.5),
+    "  adaptive minimum period (reject < 0.5 × median of last 3 intervals)": chosen(interval_ratio=0.5),
+    "  age-weighted range (weights exp(−age/6 s))": chosen(decay_s=6.0),
 }
 
 

@@ -60,6 +60,24 @@ class Config:
     memory_s: float = 8.0
     min_period_s: float = 0.5
     max_period_s: float = 3.5
+    # A repetition seen while the label is undecided (None: starting_up, low_confidence, no_person)
+    # is held, and credited if an exercise label arrives no later than hold_s after the first held
+    # repetition ended (the signal back on the rest side), so the event stays within 1 s of its
+    # end; `other`, that time limit or the person leaving (a motion reset) drops them. The
+    # classifier needs a full window before its first label: without this, what a person does in
+    # their first two seconds is never counted. 0 = off.
+    hold_s: float = 1.0
+    # Age-weighted range (measured, rejected): each sample's distance from the window's median is
+    # weighted by exp(−age/decay_s) before taking the extremes, so a big move fades from the
+    # thresholds instead of holding them for a whole window. 0 = off.
+    decay_s: float = 0.0
+    # Adaptive minimum period (measured, rejected): a repetition arriving sooner than interval_ratio
+    # × the median of the last interval_memory intervals between repetitions (candidates, counted or
+    # not) is rejected; an interval longer than interval_reset × that median is a pause and empties
+    # the history, so a faster set after a pause starts fresh. 0 = off.
+    interval_ratio: float = 0.0
+    interval_memory: int = 3
+    interval_reset: float = 2.5
 
     @property
     def window(self):
@@ -86,7 +104,7 @@ class RepetitionCounter:
         self.times = []
         self.replayed = False
         self.axis = None
-        self.held = np.zeros((17, 2), np.float32)
+        self.held_pose = np.zeros((17, 2), np.float32)
         self.seen = np.zeros(17, bool)
         self.side = 0
         self.rest = 0
@@ -96,6 +114,10 @@ class RepetitionCounter:
         self.last_rest_t = -np.inf
         self.crossings = []
         self.pending_similar = []
+        self.last_candidate_t = None
+        self.intervals = []
+        self.held = 0
+        self.held_end = None
 
     def features(self, pose):
         c = self.c
@@ -105,13 +127,13 @@ class RepetitionCounter:
         body = np.zeros(17, bool)
         body[BODY] = True
         upd = conf & body
-        self.held[upd] = pose[upd, :2]
+        self.held_pose[upd] = pose[upd, :2]
         self.seen |= upd
-        pts = self.held[self.seen]
+        pts = self.held_pose[self.seen]
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         centre = (lo + hi) / 2
         scale = 1 / max(float(np.max(hi - lo)), 1e-6)
-        q = np.where(self.seen[:, None], (self.held - centre) * scale, 0.0)
+        q = np.where(self.seen[:, None], (self.held_pose - centre) * scale, 0.0)
         left = q[[p[0] for p in PAIRS]]
         right = q[[p[1] for p in PAIRS]]
         return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])
@@ -123,13 +145,19 @@ class RepetitionCounter:
                 self.side = 0
                 self.rest = 0
             self.last_action = action
+        if self.held and (action == "other" or (self.held_end is not None and t - self.held_end > c.hold_s)):
+            self.held = 0
+        credited = None
+        if self.held and action in COUNTABLE:
+            credited = self.count(action, t, self.held)
+            self.held = 0
         if t - self.last_pose_t > c.gap_reset_s:
             self.reset_motion()
         if pose is None:
-            return None
+            return credited
         x = self.features(pose)
         if x is None:
-            return None
+            return credited
         self.last_pose_t = t
         self.rows.append(x)
         self.current = x
@@ -138,7 +166,7 @@ class RepetitionCounter:
             self.rows.pop(0)
             self.times.pop(0)
         if len(self.rows) < c.warmup:
-            return None
+            return credited
         D = np.asarray(self.rows, np.float64)
         D = D - D.mean(axis=0)
         iterations = 2
@@ -164,6 +192,12 @@ class RepetitionCounter:
         else:
             lo, hi = env.min(), env.max()
         cur = sm[-1]
+        if c.decay_s > 0:
+            med = float(np.median(env))
+            age = (len(env) - 1 - np.arange(len(env))) / c.fps
+            w = np.exp(-age / c.decay_s)
+            hi = med + float(np.max(w * (env - med)))
+            lo = med - float(np.max(w * (med - env)))
         if c.std_range > 0:
             rs = c.std_range * float(np.std(env))
             if rs < hi - lo:
@@ -175,14 +209,14 @@ class RepetitionCounter:
         if c.gate > 0:
             self.credit(t, s, action)
         if r < c.min_range:
-            return None
+            return credited
         if c.replay_warmup and not self.replayed:
             self.replayed = True
             for value, when in zip(sm[:-1], self.times[:-1]):
                 if t - when > (c.warmup_s if c.replay_s is None else c.replay_s):
                     continue  # older than the event latency allows
-                self.step(value, when, lo, hi, m, t, action if c.replay_counts else None)
-        return self.step(cur, t, lo, hi, m, t, action)
+                self.step(value, when, lo, hi, m, t, action if c.replay_counts else "other")
+        return self.step(cur, t, lo, hi, m, t, action) or credited
 
     def step(self, cur, t, lo, hi, m, now, action):
         c = self.c
@@ -233,11 +267,28 @@ class RepetitionCounter:
         self.extreme = cur
         if new == self.rest:
             self.last_rest_t = t
+            if self.held and self.held_end is None:
+                self.held_end = t  # the first held repetition has ended
             return None
         if action not in COUNTABLE:
+            if action is None and c.hold_s > 0:
+                if not self.held:
+                    self.held_end = None
+                self.held += 1
             return None
         if c.max_excursion_s > 0 and t - self.last_rest_t > c.max_excursion_s:
             return None
+        if c.interval_ratio > 0:
+            reject = False
+            if self.last_candidate_t is not None:
+                interval = t - self.last_candidate_t
+                if self.intervals and interval > c.interval_reset * np.median(self.intervals[-c.interval_memory:]):
+                    self.intervals = []
+                reject = bool(self.intervals) and interval < c.interval_ratio * np.median(self.intervals[-c.interval_memory:])
+                self.intervals.append(interval)
+            self.last_candidate_t = t
+            if reject:
+                return None
         if c.gate > 0:
             self.pending.append(t)
             return None
@@ -257,9 +308,13 @@ class RepetitionCounter:
                 self.session += 1
                 self.events.append((now, action, self.counts[action]))
             return self.events[-1]
-        self.counts[action] += 1
-        self.session += 1
-        self.events.append((now, action, self.counts[action]))
+        return self.count(action, now, 1)
+
+    def count(self, action, now, n):
+        for _ in range(n):
+            self.counts[action] += 1
+            self.session += 1
+            self.events.append((now, action, self.counts[action]))
         return self.events[-1]
 
     def credit(self, t, s, action):

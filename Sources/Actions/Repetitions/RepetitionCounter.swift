@@ -3,8 +3,8 @@ import PoseEstimation
 /// Counts repetitions of the current action in a stream of poses, online, and keeps cumulative counts
 /// per action and per session.
 ///
-/// The method (measured against the alternatives in `training/counter/`, whose Python prototype
-/// `methods.OnlineCounter` mirrors this type):
+/// The method (measured against the alternatives in `training/counter/`, whose Python reference
+/// `counter.py` mirrors this type step for step):
 /// 1. Each usable pose becomes 26 numbers that do not depend on where the person stands, how large
 ///    they appear, or which side the detector calls left: the body joints centred on their box and
 ///    scaled by its larger side, then the nose, the midpoint of each left/right pair and the absolute
@@ -25,8 +25,11 @@ import PoseEstimation
 /// The side tracking runs whatever the label is, so a classifier flickering to `low_confidence`
 /// for a moment does not lose the phase; counting happens only while the label is one of the five
 /// exercises, so nothing is ever counted during `other`, `no_person`, `low_confidence` or
-/// `starting_up`. A change to another exercise re-learns the rest side. Without a usable pose for
-/// `gapResetSeconds` (the person left) the window is emptied.
+/// `starting_up`. A repetition seen while no action is decided (nil) is held and credited if an
+/// exercise is named at most `holdSeconds` (1 s) after it ended (the classifier's first label comes
+/// a full window after start-up); `other` drops it. A change to another exercise re-learns
+/// the rest side. Without a usable pose for `gapResetSeconds` (the person left) the window is
+/// emptied.
 ///
 /// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
 /// every buffer is allocated once in `init` (about 20 µs per frame in a release build on the 2-core
@@ -98,6 +101,10 @@ public final class RepetitionCounter {
     private var restSide: Int8 = 0
     private var lastSideChange = -Double.infinity
     private var lastCountableAction: ActionLabel?
+    /// Repetitions seen while no action was decided, and when the first of them ended (back on the
+    /// rest side; infinity while it has not).
+    private var heldRepetitions = 0
+    private var heldEnd = Double.infinity
 
     // MARK: diagnostics (cheap copies of the last frame's state, for tests and tracing)
 
@@ -171,16 +178,29 @@ public final class RepetitionCounter {
             }
             lastCountableAction = action
         }
+        var credited = 0
+        if heldRepetitions > 0 {
+            if action == .other || timestamp - heldEnd > configuration.holdSeconds {
+                heldRepetitions = 0  // not an exercise after all, or named too late to be on time
+            } else if action?.isCountable == true {
+                credited = heldRepetitions
+                heldRepetitions = 0
+            }
+        }
         if timestamp - lastPoseTime > configuration.gapResetSeconds {
             // Nobody for a while: whoever comes next starts from scratch.
             resetMotion()
         }
-        guard let pose, appendFeatures(of: pose, timestamp: timestamp) else { return nil }
+        guard let pose, appendFeatures(of: pose, timestamp: timestamp) else {
+            return record(credited, action: action, timestamp: timestamp)
+        }
         lastPoseTime = timestamp
         // A warm-up longer than the window would never end: the full window is enough.
-        guard rows >= min(configuration.warmUpFrames, capacity) else { return nil }
+        guard rows >= min(configuration.warmUpFrames, capacity) else {
+            return record(credited, action: action, timestamp: timestamp)
+        }
         updateAxisAndProjection()
-        return decide(timestamp: timestamp, action: action)
+        return decide(timestamp: timestamp, action: action, credited: credited)
     }
 
     // MARK: steps
@@ -194,6 +214,7 @@ public final class RepetitionCounter {
         side = 0
         restSide = 0
         lastSideChange = -Double.infinity
+        heldRepetitions = 0  // whoever did them has left
     }
 
     /// A held joint relative to the box, in box sizes. A joint never seen since the reset sits at the
@@ -311,8 +332,17 @@ public final class RepetitionCounter {
         }
     }
 
+    /// Adds `repetitions` to the counts of `action` (when it is an exercise) and makes their event.
+    private func record(_ repetitions: Int, action: ActionLabel?, timestamp: Double) -> RepetitionEvent? {
+        guard repetitions > 0, let action, let index = action.countableIndex else { return nil }
+        perAction[index] += repetitions
+        sessionCount += repetitions
+        return RepetitionEvent(label: action, count: perAction[index], sessionCount: sessionCount, timestamp: timestamp,
+                               repetitions: repetitions)
+    }
+
     /// Smooths the projection, places the thresholds in its range and moves between the sides.
-    private func decide(timestamp: Double, action: ActionLabel?) -> RepetitionEvent? {
+    private func decide(timestamp: Double, action: ActionLabel?, credited: Int) -> RepetitionEvent? {
         let count = rows
         let span = configuration.smoothingFrames
         var running = 0.0
@@ -330,7 +360,9 @@ public final class RepetitionCounter {
         lastNearThreshold = low + margin
         lastFarThreshold = high - margin
         // Too little motion to be a repetition: the sides stay as they are.
-        guard range >= Double(configuration.minimumRange) else { return nil }
+        guard range >= Double(configuration.minimumRange) else {
+            return record(credited, action: action, timestamp: timestamp)
+        }
         var counted = 0
         if !creditedWarmUp {
             creditedWarmUp = true
@@ -346,16 +378,28 @@ public final class RepetitionCounter {
                     let first = max(0, step - span + 1)
                     for index in first...step { smoothed += projection[index] }
                     smoothed /= Double(step - first + 1)
-                    if advance(value: smoothed, time: time, low: low, high: high, margin: margin) { counted += 1 }
+                    if advance(value: smoothed, time: time, low: low, high: high, margin: margin) {
+                        tally(&counted, action: action)
+                    }
                 }
             }
         }
-        if advance(value: current, time: timestamp, low: low, high: high, margin: margin) { counted += 1 }
-        guard counted > 0, let action, let index = action.countableIndex else { return nil }
-        perAction[index] += counted
-        sessionCount += counted
-        return RepetitionEvent(label: action, count: perAction[index], sessionCount: sessionCount, timestamp: timestamp,
-                               repetitions: counted)
+        if advance(value: current, time: timestamp, low: low, high: high, margin: margin) {
+            tally(&counted, action: action)
+        }
+        return record(counted + credited, action: action, timestamp: timestamp)
+    }
+
+    /// One repetition seen: counted, or held while no action is decided (until an exercise is
+    /// named, see `process`); under `other` it is neither.
+    @inline(__always)
+    private func tally(_ counted: inout Int, action: ActionLabel?) {
+        if action == nil, configuration.holdSeconds > 0 {
+            if heldRepetitions == 0 { heldEnd = .infinity }
+            heldRepetitions += 1
+        } else {
+            counted += 1
+        }
     }
 
     /// Moves between the sides for one smoothed value; true when that is a move from the rest side
@@ -377,6 +421,9 @@ public final class RepetitionCounter {
         guard newSide != side, time - lastSideChange >= configuration.minimumHalfSeconds else { return false }
         side = newSide
         lastSideChange = time
+        if newSide == restSide, heldRepetitions > 0, heldEnd == .infinity {
+            heldEnd = time  // the first held repetition has ended
+        }
         return newSide != restSide
     }
 }

@@ -11,6 +11,13 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// On the first decision after a (re)start, run the side logic over the warm-up's frames too, so
     /// repetitions done while the counter was warming up count (credited at most `warmUpSeconds` late).
     public var creditsWarmUp = true
+    /// A repetition seen while no action is decided (`starting_up`, `low_confidence`, `no_person`:
+    /// `action` nil) is held, and credited to the exercise named no later than this many seconds
+    /// after the first held repetition ended (the signal back on the rest side), so its event still
+    /// comes within 1 s of its end; `other`, that limit or the person leaving drops them. The
+    /// classifier needs a full window (about 2 s) before its first label, and what a person does in
+    /// that time would otherwise never count. 0 turns holding off.
+    public var holdSeconds: Double = 1
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

@@ -44,15 +44,19 @@ esac
 if [ "$suite-$arch" = bookworm-amd64 ]; then default_root=/var/tmp/posewatch-debroot
 else default_root=/var/tmp/posewatch-debroot-$suite-$arch; fi
 root=${POSEWATCH_DEBROOT:-$default_root}
-# The package's own dependencies (names only), so dpkg -i finds them all in the root.
-include=$(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v '^$' | paste -sd, -),init-system-helpers
+# The package's own dependencies (names only), installed with apt so that names another package
+# provides resolve (trixie's time64 libraries: libv4l-0t64 provides libv4l-0).
+needs=$(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v '^$' | tr '\n' ' ')
 echo "root: $root (Debian $suite $arch)"
 if [ ! -x "$root/bin/sh" ]; then
     echo "creating a Debian $suite $arch root in $root (debootstrap, once)"
-    debootstrap --variant=minbase --arch="$arch" --include="$include" \
-        --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-        "$suite" "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || { tail "$root.debootstrap.log"; echo "FAIL debootstrap"; exit 1; }
+    debootstrap --variant=minbase --arch="$arch" --include=init-system-helpers \
+        --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$root" "$mirror" \
+        > "$root.debootstrap.log" 2>&1 || { tail "$root.debootstrap.log"; echo "FAIL debootstrap"; exit 1; }
 fi
+# Every run, so a package that gained a dependency still installs (a no-op when all are there).
+chroot "$root" apt-get install -y -q --no-install-recommends $needs > "$root.apt.log" 2>&1 \
+    || { tail "$root.apt.log"; echo "FAIL apt-get install $needs in $root"; exit 1; }
 
 # Start clean, then pre-place the correct model as an owner installing offline would.
 dpkg --root="$root" --purge posewatch >/dev/null 2>&1 || true

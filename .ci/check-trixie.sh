@@ -12,6 +12,9 @@
 #   .ci/check-trixie.sh --rebuild-root  # throw the cached root away and debootstrap again
 #   .ci/check-trixie.sh --source DIR    # check another checkout (default: the one holding this script)
 #   .ci/check-trixie.sh --incremental   # keep the previous run's .build (faster; default builds clean)
+#   .ci/check-trixie.sh --deb           # after the checks, build the release .deb in the root
+#                                       # (deploy/build-deb.sh <arch>, natively for the root's
+#                                       # architecture) and copy it to $POSEWATCH_CI_CACHE/deb-<arch>/
 #
 # Environment:
 #   POSEWATCH_CI_CACHE  where roots and logs live (default /var/cache/posewatch-ci; never the repo)
@@ -26,6 +29,7 @@ ARCH=amd64
 REBUILD_ROOT=0
 SOURCE=
 INCREMENTAL=0
+DEB=0
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) ARCH=${2:?--arch needs amd64 or arm64}; shift 2 ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
     --rebuild-root) REBUILD_ROOT=1; shift ;;
     --source) SOURCE=${2:?--source needs a directory}; shift 2 ;;
     --incremental) INCREMENTAL=1; shift ;;
+    --deb) DEB=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "check-trixie: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -48,6 +53,7 @@ LOGDIR=$CACHE/logs
 LOG=$LOGDIR/check-$SUITE-$ARCH-$(date -u +%Y%m%dT%H%M%SZ).log
 REPO=$(cd "${SOURCE:-$(dirname "$0")/..}" && pwd)
 # What the build needs from Debian. git: SwiftPM clones dependencies with it.
+# (readelf and strip, which deploy/build-deb.sh uses for --deb, come with swiftlang through binutils.)
 PACKAGES="swiftlang libgpiod-dev libv4l-dev libjpeg-dev pkg-config git ca-certificates"
 TAG="check-$SUITE[$ARCH]"
 T0=$(date +%s)
@@ -227,4 +233,20 @@ grep -q "libgpiod v$GPIOD_MAJOR " "$LOG.doctor" \
   || fail "doctor does not report the libgpiod v$GPIOD_MAJOR backend (pkg-config says $GPIOD_VERSION)"
 BACKEND=$(grep -m1 -o "libgpiod v[12] [0-9.]*" "$LOG.doctor")
 
-echo "$TAG: PASS in $(( $(date +%s) - T0 ))s (build ${BUILD_S}s, test ${TEST_S}s) - $SWIFT_VERSION, $BACKEND, doctor exit $DOCTOR_RC - ${SUMMARY:-no test summary line} - log $LOG"
+# The package an owner of this architecture installs: built inside the root, where
+# `dpkg --print-architecture` is the root's, so build-deb.sh compiles the release binary itself
+# (static Swift runtime) against the root's libraries (Debian 13: libgpiod v2 → Depends libgpiod3).
+DEB_NOTE=""
+if [ "$DEB" = 1 ]; then
+  D0=$(date +%s)
+  say "deploy/build-deb.sh $ARCH (release build in the root)"
+  in_root sh -c "cd $SRC && deploy/build-deb.sh $ARCH --output $SRC/.build/deb" >> "$LOG" 2>&1 \
+    || fail "deploy/build-deb.sh $ARCH failed"
+  mkdir -p "$CACHE/deb-$ARCH"
+  PACKAGE=$(ls -t "$ROOT$SRC"/.build/deb/posewatch_*_"$ARCH".deb | head -n 1)
+  cp "$PACKAGE" "$CACHE/deb-$ARCH/"
+  DEB_NOTE=" - package $CACHE/deb-$ARCH/$(basename "$PACKAGE") ($(( $(date +%s) - D0 ))s)"
+  say "package: $CACHE/deb-$ARCH/$(basename "$PACKAGE")"
+fi
+
+echo "$TAG: PASS in $(( $(date +%s) - T0 ))s (build ${BUILD_S}s, test ${TEST_S}s) - $SWIFT_VERSION, $BACKEND, doctor exit $DOCTOR_RC - ${SUMMARY:-no test summary line}$DEB_NOTE - log $LOG"

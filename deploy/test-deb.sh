@@ -5,13 +5,18 @@
 # enabled, the pose-model step keeps a correct file and rejects a wrong one, and purge cleans up.
 # Prints one PASS/FAIL line per check; exits 1 if any failed. Needs root (chroot) and debootstrap.
 #
+# The root's suite and architecture follow the package: a libgpiod v1 build (Depends libgpiod2) goes
+# into Debian 12 "bookworm", a libgpiod v2 build (libgpiod3) into Debian 13 "trixie"; an arm64
+# package into an arm64 root, whose programs run under qemu-user through binfmt_misc (register it
+# first, e.g. with .ci/check-arm64.sh). The arm64 package comes from the emulated root:
+#   .ci/check-arm64.sh --incremental --deb && deploy/test-deb.sh /var/cache/posewatch-ci/deb-arm64/posewatch_*_arm64.deb
 # The root is made once with debootstrap and reused: POSEWATCH_DEBROOT (default
-# /var/tmp/posewatch-debroot), POSEWATCH_MIRROR (default http://deb.debian.org/debian).
+# /var/tmp/posewatch-debroot for bookworm amd64, /var/tmp/posewatch-debroot-<suite>-<arch> otherwise),
+# POSEWATCH_MIRROR (default http://deb.debian.org/debian).
 # The correct model is taken from ../shared/models (never from the network).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-root=${POSEWATCH_DEBROOT:-/var/tmp/posewatch-debroot}
 mirror=${POSEWATCH_MIRROR:-http://deb.debian.org/debian}
 model_name=movenet_singlepose_lightning_int8_4.tflite
 model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
@@ -30,11 +35,28 @@ echo "package: $deb"
 dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\|Installed-Size\):/  \1:/p'
 dpkg-deb --contents "$deb" | awk '{print "  " $1, $6}'
 
+arch=$(dpkg-deb -f "$deb" Architecture)
+depends=$(dpkg-deb -f "$deb" Depends)
+case "$depends" in
+    *libgpiod3*) suite=trixie ;;
+    *) suite=bookworm ;;
+esac
+if [ "$suite-$arch" = bookworm-amd64 ]; then default_root=/var/tmp/posewatch-debroot
+else default_root=/var/tmp/posewatch-debroot-$suite-$arch; fi
+root=${POSEWATCH_DEBROOT:-$default_root}
+# The package's own dependencies (names only), installed with apt so that names another package
+# provides resolve (trixie's time64 libraries: libv4l-0t64 provides libv4l-0).
+needs=$(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -v '^$' | tr '\n' ' ')
+echo "root: $root (Debian $suite $arch)"
 if [ ! -x "$root/bin/sh" ]; then
-    echo "creating a Debian bookworm root in $root (debootstrap, once)"
-    debootstrap --variant=minbase --include=libv4l-0,libv4lconvert0,libgpiod2,init-system-helpers \
-        bookworm "$root" "$mirror" > "$root.debootstrap.log" 2>&1 || { tail "$root.debootstrap.log"; echo "FAIL debootstrap"; exit 1; }
+    echo "creating a Debian $suite $arch root in $root (debootstrap, once)"
+    debootstrap --variant=minbase --arch="$arch" --include=init-system-helpers \
+        --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$root" "$mirror" \
+        > "$root.debootstrap.log" 2>&1 || { tail "$root.debootstrap.log"; echo "FAIL debootstrap"; exit 1; }
 fi
+# Every run, so a package that gained a dependency still installs (a no-op when all are there).
+chroot "$root" apt-get install -y -q --no-install-recommends $needs > "$root.apt.log" 2>&1 \
+    || { tail "$root.apt.log"; echo "FAIL apt-get install $needs in $root"; exit 1; }
 
 # Start clean, then pre-place the correct model as an owner installing offline would.
 dpkg --root="$root" --purge posewatch >/dev/null 2>&1 || true

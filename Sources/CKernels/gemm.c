@@ -4,14 +4,15 @@
 // output channels, for each group of 4 k: 16 channels × 4 bytes (64 bytes), K padded with zeros.
 //
 // Tiles (rows × channels, ISA): 2x16c4 scalar/sse41, 2x16c4 avx2 (vpmovsxbw + vpmaddwd),
-// 4x64c4 avx512vnni (vpdpbusd: weights + 128 unsigned, input signed, 128·Σx subtracted), 2x16c4 neon
+// 6x64c4 / 8x48c4 avx512vnni (vpdpbusd: input + 128 unsigned, weights signed, 128·Σw folded into
+// the bias; 8 rows when the layer has at most 48 channels), 2x16c4 neon
 // (smull + sadalp), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
 // in place; any other convolution copies one tile of patches (MR × K bytes, per thread, packed
 // at Prepare) and runs the same tile.
 #include "requant.h"
 #include <stdlib.h>
 
-#define MR_MAX 4
+#define MR_MAX 8
 
 struct pw_gemm_plan {
     pw_conv_geometry g;
@@ -102,55 +103,69 @@ PW_TARGET_AVX2 static void tile_2x16c4_avx2(const pw_gemm_plan *p, const int8_t 
     }
 }
 
-/// 4 rows × NB blocks of 16 channels. The input is the signed operand of vpdpbusd (a dword
-/// broadcast, no sign flip) and the packed weights the unsigned one (stored as w + 128), so each
-/// accumulator holds Σ w·x + 128·Σ x; a fifth dpbusd per row against bytes of 1 gives Σ x, and
-/// the tile subtracts 128·Σ x before requantizing.
-#define VNNI_TILE(NB)                                                                                            \
-    PW_TARGET_AVX512VNNI static void vnni_4x##NB(const pw_gemm_plan *p, int nb, const int8_t *const *rows,      \
-                                                 int rows_valid, int8_t *out) {                                  \
+/// MR rows × NB blocks of 16 channels, XNNPACK's operand order: the packed weights are the signed
+/// operand of vpdpbusd, the input the unsigned one (each dword broadcast XORed with 0x80808080,
+/// i.e. x + 128), so each accumulator holds Σ w·x + 128·Σ w; the pack folded −128·Σ w into the
+/// bias the accumulators start from. The block's requantization constants are loaded once for
+/// all MR rows.
+#define VNNI_TILE(MR, NB)                                                                                        \
+    PW_TARGET_AVX512VNNI static void vnni_##MR##x##NB(const pw_gemm_plan *p, int nb, const int8_t *const *rows, \
+                                                      int rows_valid, int8_t *out) {                             \
         const int8_t *w = p->weights + (size_t)nb * p->kp * 16;                                                 \
         const size_t block = (size_t)p->kp * 16;                                                                 \
-        const __m512i ones = _mm512_set1_epi8(1);                                                                \
-        __m512i acc[4][NB], sums[4];                                                                             \
-        for (int r = 0; r < 4; r++) {                                                                            \
-            sums[r] = _mm512_setzero_si512();                                                                    \
-            for (int b = 0; b < NB; b++) acc[r][b] = _mm512_setzero_si512();                                     \
+        __m512i acc[MR][NB];                                                                                     \
+        for (int b = 0; b < NB; b++) {                                                                           \
+            __m512i bias = _mm512_loadu_si512(p->bias + (nb + b) * 16);                                          \
+            for (int r = 0; r < MR; r++) acc[r][b] = bias;                                                       \
         }                                                                                                        \
-        const int8_t *x0 = rows[0], *x1 = rows[1], *x2 = rows[2], *x3 = rows[3];                                 \
         for (int k = 0; k < p->kp; k += 4, w += 64) {                                                            \
             __m512i wv[NB];                                                                                      \
             for (int b = 0; b < NB; b++) wv[b] = _mm512_loadu_si512(w + b * block);                              \
-            int32_t v[4];                                                                                        \
-            memcpy(&v[0], x0 + k, 4);                                                                            \
-            memcpy(&v[1], x1 + k, 4);                                                                            \
-            memcpy(&v[2], x2 + k, 4);                                                                            \
-            memcpy(&v[3], x3 + k, 4);                                                                            \
-            for (int r = 0; r < 4; r++) {                                                                        \
-                __m512i xv = _mm512_set1_epi32(v[r]);                                                            \
-                sums[r] = _mm512_dpbusd_epi32(sums[r], ones, xv);                                                \
-                for (int b = 0; b < NB; b++) acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], wv[b], xv);              \
+            for (int r = 0; r < MR; r++) {                                                                       \
+                uint32_t v;                                                                                      \
+                memcpy(&v, rows[r] + k, 4);                                                                      \
+                __m512i xv = _mm512_set1_epi32((int32_t)(v ^ 0x80808080u));                                      \
+                for (int b = 0; b < NB; b++) acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], xv, wv[b]);              \
             }                                                                                                    \
         }                                                                                                        \
+        const __m512i offset = _mm512_set1_epi32(p->g.output_offset);                                            \
+        const __m512i lo = _mm512_set1_epi32(p->g.act_min), hi = _mm512_set1_epi32(p->g.act_max);                \
         for (int b = 0; b < NB; b++) {                                                                           \
-            pw_requant16 q = block_requant(p, nb + b);                                                           \
-            for (int r = 0; r < rows_valid; r++) {                                                               \
-                __m512i corrected = _mm512_sub_epi32(acc[r][b], _mm512_slli_epi32(sums[r], 7));                 \
-                pw_requant16_avx512(corrected, &q, out + (size_t)r * p->n + (nb + b) * 16, block_width(p, nb + b)); \
+            const int c = (nb + b) * 16;                                                                         \
+            const pw_rq16_avx512 q = pw_rq16_load_avx512(p->multiplier + c, p->left + c, p->right + c);          \
+            const int width = block_width(p, nb + b);                                                            \
+            const __mmask16 store = width >= 16 ? 0xFFFF : (__mmask16)((1u << width) - 1u);                      \
+            for (int r = 0; r < MR; r++) {                                                                       \
+                if (r < rows_valid) {                                                                            \
+                    __m512i result = pw_rq16_apply_avx512(acc[r][b], &q, offset, lo, hi);                        \
+                    _mm_mask_storeu_epi8(out + (size_t)r * p->n + c, store, _mm512_cvtepi32_epi8(result));        \
+                }                                                                                                \
             }                                                                                                    \
         }                                                                                                        \
     }
 
-VNNI_TILE(4)
-VNNI_TILE(2)
-VNNI_TILE(1)
+VNNI_TILE(6, 4)
+VNNI_TILE(6, 2)
+VNNI_TILE(6, 1)
+VNNI_TILE(8, 3)
+VNNI_TILE(8, 2)
+VNNI_TILE(8, 1)
 
-PW_TARGET_AVX512VNNI static void tile_4x64c4_avx512vnni(const pw_gemm_plan *p, const int8_t *const *rows,
-                                                        int rows_valid, int8_t *out) {
+/// 6 rows × 64 channels where there are at least 4 blocks of 16, else 8 rows × all (≤ 3) blocks.
+PW_TARGET_AVX512VNNI static void tile_avx512vnni(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
+                                                 int8_t *out) {
+    if (p->mr == 8) {
+        switch (p->nblocks) {
+        case 3: vnni_8x3(p, 0, rows, rows_valid, out); break;
+        case 2: vnni_8x2(p, 0, rows, rows_valid, out); break;
+        default: vnni_8x1(p, 0, rows, rows_valid, out); break;
+        }
+        return;
+    }
     int nb = 0;
-    for (; nb + 4 <= p->nblocks; nb += 4) vnni_4x4(p, nb, rows, rows_valid, out);
-    for (; nb + 2 <= p->nblocks; nb += 2) vnni_4x2(p, nb, rows, rows_valid, out);
-    for (; nb < p->nblocks; nb++) vnni_4x1(p, nb, rows, rows_valid, out);
+    for (; nb + 4 <= p->nblocks; nb += 4) vnni_6x4(p, nb, rows, rows_valid, out);
+    for (; nb + 2 <= p->nblocks; nb += 2) vnni_6x2(p, nb, rows, rows_valid, out);
+    for (; nb < p->nblocks; nb++) vnni_6x1(p, nb, rows, rows_valid, out);
 }
 #endif
 
@@ -211,9 +226,9 @@ PW_TARGET_DOTPROD static void tile_4x16c4_neondot(const pw_gemm_plan *p, const i
 }
 #endif
 
-static int tile_rows(int isa) {
+static int tile_rows(int isa, int nblocks) {
     switch (isa) {
-    case PW_ISA_AVX512VNNI: return 4;
+    case PW_ISA_AVX512VNNI: return nblocks >= 4 ? 6 : 8;
     case PW_ISA_NEONDOT: return 4;
     default: return 2;
     }
@@ -224,7 +239,7 @@ static tile_fn tile_for(int isa) {
 #if defined(__x86_64__)
     case PW_ISA_SSE41: return tile_2x16c4_sse41;
     case PW_ISA_AVX2: return tile_2x16c4_avx2;
-    case PW_ISA_AVX512VNNI: return tile_4x64c4_avx512vnni;
+    case PW_ISA_AVX512VNNI: return tile_avx512vnni;
 #endif
 #if defined(__aarch64__)
     case PW_ISA_NEON: return tile_2x16c4_neon;
@@ -241,11 +256,11 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
     if (!p) return NULL;
     p->g = *g;
     p->isa = isa;
-    p->mr = tile_rows(isa);
     p->n = g->output_depth;
     p->k = g->filter_height * g->filter_width * g->input_depth;
     p->kp = (p->k + 3) / 4 * 4;
     p->nblocks = (p->n + 15) / 16;
+    p->mr = tile_rows(isa, p->nblocks);
     p->direct = g->filter_height == 1 && g->filter_width == 1 && g->stride_height == 1 && g->stride_width == 1 &&
                 g->pad_height == 0 && g->pad_width == 0 && g->input_depth % 4 == 0;
     size_t channels = (size_t)p->nblocks * 16;
@@ -265,11 +280,12 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
         for (int k = 0; k < p->k; k++) {
             int8_t w = filter[(size_t)n * p->k + k];
             sum += w;
-            // vpdpbusd multiplies unsigned by signed bytes: the VNNI tile reads weights as w + 128.
-            block[(k / 4) * 64 + (n % 16) * 4 + k % 4] = isa == PW_ISA_AVX512VNNI ? (int8_t)(w ^ 0x80) : w;
+            block[(k / 4) * 64 + (n % 16) * 4 + k % 4] = w;
         }
-        // Wrapping int32 arithmetic, like the reference's accumulator.
+        // Wrapping int32 arithmetic, like the reference's accumulator. The VNNI tile reads the
+        // input as x + 128 (vpdpbusd's unsigned operand): 128·Σ w comes off here.
         uint32_t folded = (uint32_t)(bias ? bias[n] : 0) + (uint32_t)g->input_offset * (uint32_t)sum;
+        if (isa == PW_ISA_AVX512VNNI) folded -= 128u * (uint32_t)sum;
         p->bias[n] = (int32_t)folded;
         p->multiplier[n] = multipliers[n];
         p->left[n] = shifts[n] > 0 ? shifts[n] : 0;
@@ -292,6 +308,12 @@ void pw_gemm_destroy(pw_gemm_plan *p) {
 int pw_gemm_isa(const pw_gemm_plan *p) { return p->isa; }
 int pw_gemm_is_direct(const pw_gemm_plan *p) { return p->direct; }
 
+void pw_gemm_tile(const pw_gemm_plan *p, int *rows, int *channels) {
+    *rows = p->mr;
+    if (p->isa == PW_ISA_AVX512VNNI) *channels = p->mr == 8 ? 16 * p->nblocks : 64;
+    else *channels = 16;
+}
+
 typedef struct {
     const pw_gemm_plan *plan;
     const int8_t *input;
@@ -310,6 +332,28 @@ static void gather_patch(const pw_gemm_plan *p, const int8_t *input, int m, int8
     int8_t zero_point = (int8_t)(-g->input_offset);
     int c = g->input_depth;
     int8_t *dst = patch;
+    int iy0 = oy * g->stride_height - g->pad_height, ix0 = ox * g->stride_width - g->pad_width;
+    if (g->dilation_width == 1 && iy0 >= 0 && ix0 >= 0 && ix0 + g->filter_width <= g->input_width &&
+        iy0 + (g->filter_height - 1) * g->dilation_height < g->input_height) {
+        // The whole window is inside the image: one contiguous run of filter_width × c bytes per
+        // filter row (9 bytes for MoveNet's 3x3 RGB stem), copied without per-tap checks.
+        size_t run = (size_t)g->filter_width * c;
+        for (int fy = 0; fy < g->filter_height; fy++, dst += run) {
+            const int8_t *src =
+                input + (((size_t)batch * g->input_height + iy0 + fy * g->dilation_height) * g->input_width + ix0) * c;
+            if (run >= 8 && run <= 16) {
+                uint64_t head, tail;
+                memcpy(&head, src, 8);
+                memcpy(&tail, src + run - 8, 8);
+                memcpy(dst, &head, 8);
+                memcpy(dst + run - 8, &tail, 8);
+            } else {
+                memcpy(dst, src, run);
+            }
+        }
+        if (p->kp > p->k) memset(patch + p->k, 0, (size_t)(p->kp - p->k));
+        return;
+    }
     for (int fy = 0; fy < g->filter_height; fy++) {
         int iy = oy * g->stride_height - g->pad_height + fy * g->dilation_height;
         for (int fx = 0; fx < g->filter_width; fx++, dst += c) {

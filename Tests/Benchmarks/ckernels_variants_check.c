@@ -33,7 +33,7 @@ int main(void) {
         g.input_height = range(1, 12);
         g.input_width = range(1, 12);
         g.input_depth = trial % 4 == 0 ? 4 * range(1, 16) : range(1, 48);
-        g.output_depth = depthwise ? g.input_depth : range(1, 70);
+        g.output_depth = depthwise ? g.input_depth : range(1, 130);
         int pointwise = trial % 4 == 0;
         g.filter_height = pointwise ? 1 : range(1, 3);
         g.filter_width = pointwise ? 1 : range(1, 3);

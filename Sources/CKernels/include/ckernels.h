@@ -67,6 +67,8 @@ void pw_gemm_destroy(pw_gemm_plan *plan);
 int pw_gemm_isa(const pw_gemm_plan *plan);
 /// Whether the plan reads input rows in place (1x1, stride 1, no padding, depth % 4 == 0).
 int pw_gemm_is_direct(const pw_gemm_plan *plan);
+/// The register tile the plan runs: rows (pixels) × output channels per step.
+void pw_gemm_tile(const pw_gemm_plan *plan, int *rows, int *channels);
 /// Runs the convolution. Allocation-free.
 void pw_conv_run(const pw_gemm_plan *plan, pw_pool *pool, const int8_t *input, int8_t *output);
 

@@ -181,4 +181,23 @@ public final class Interpreter {
             try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
         }
     }
+
+    /// `invoke()` that also adds each node's wall time in nanoseconds (CLOCK_MONOTONIC) to
+    /// `nanoseconds[node]`, for `posewatch bench --kernels`. Kept apart from `invoke()` so the frame
+    /// path reads no clock. `nanoseconds` needs one element per node.
+    public func invoke(addingNodeTimesTo nanoseconds: UnsafeMutableBufferPointer<UInt64>) throws(ModelError) {
+        precondition(nanoseconds.count >= nodes.count, "one time slot per node")
+        let data = UnsafeBufferPointer(tensorData)
+        let workers = pool.pointer
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        var last = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        for index in nodes.indices {
+            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            let now = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+            nanoseconds[index] &+= now &- last
+            last = now
+        }
+    }
 }

@@ -147,7 +147,6 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
     /// optimised form (then the reference kernel runs).
     static func make(for kernel: Kernel, node: OperatorNode, model: Model, variant: KernelVariant) -> OptimizedKernel? {
         guard variant != .reference, pw_isa_supported(variant.isa) != 0 else { return nil }
-        let isa = variant.isa
         func constant<T>(_ position: Int, _ type: T.Type) -> UnsafePointer<T>? {
             guard position < node.inputs.count, node.inputs[position] >= 0,
                 let bytes = model.constantBytes(node.inputs[position]), let base = bytes.baseAddress,
@@ -188,8 +187,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         }
         guard let plan else { return nil }
         let direct = pw_gemm_is_direct(plan) != 0
+        var rows: Int32 = 0, channels: Int32 = 0
+        pw_gemm_tile(plan, &rows, &channels)
         return OptimizedKernel(.convolution(plan), variant: variant,
-                               name: "conv-\(direct ? "gemm" : "patch-gemm")-\(variant.gemmTile)-\(variant.rawValue)")
+                               name: "conv-\(direct ? "gemm" : "patch-gemm")-\(rows)x\(channels)c4-\(variant.rawValue)")
     }
 
     /// Element-wise, broadcast (table) and resize kernels: everything but the convolutions.
@@ -314,15 +315,6 @@ extension KernelVariant {
         case .avx512vnni: Int32(PW_ISA_AVX512VNNI)
         case .neon: Int32(PW_ISA_NEON)
         case .neondot: Int32(PW_ISA_NEONDOT)
-        }
-    }
-
-    /// The GEMM tile (rows × channels, c4 packing) this ISA runs.
-    var gemmTile: String {
-        switch self {
-        case .avx512vnni: "4x64c4"
-        case .neondot: "4x16c4"
-        default: "2x16c4"
         }
     }
 

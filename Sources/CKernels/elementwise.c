@@ -148,8 +148,41 @@ void pw_resize_bilinear_int8(const pw_resize_params *p, int isa, pw_pool *pool, 
 
 // MARK: broadcast binary operators through a 64 KiB table
 
+/// out[i] = table[a[i] << 8 | b[i % period]] (or with a and b swapped) over `count` elements: a
+/// contiguous tensor against a short one repeated (a per-channel constant: MoveNet's input
+/// normalisation subtracts one value per RGB channel), without re-deriving addresses per period.
+static void table_periodic(const uint8_t *table, const uint8_t *x, const uint8_t *y, int64_t count, int64_t period,
+                           int y_is_first, int8_t *out) {
+    const uint8_t *rows[16];
+    int64_t shift_y = y_is_first ? 8 : 0, shift_x = y_is_first ? 0 : 8;
+    for (int64_t j = 0; j < period; j++) rows[j] = table + ((size_t)y[j] << shift_y);
+    int64_t i = 0;
+    if (period == 3) {
+        for (; i + 3 <= count; i += 3) {
+            out[i] = (int8_t)rows[0][(size_t)x[i] << shift_x];
+            out[i + 1] = (int8_t)rows[1][(size_t)x[i + 1] << shift_x];
+            out[i + 2] = (int8_t)rows[2][(size_t)x[i + 2] << shift_x];
+        }
+    }
+    for (int64_t j = 0; i < count; i++) {
+        out[i] = (int8_t)rows[j][(size_t)x[i] << shift_x];
+        if (++j == period) j = 0;
+    }
+}
+
 void pw_binary_table_int8(const uint8_t *table, const int64_t *d, const int64_t *s, const int64_t *t,
                           const int8_t *a, const int8_t *b, int8_t *out) {
+    // [.., n, p] with one side contiguous and the other repeating its p ≤ 16 elements over n.
+    if (d[0] == 1 && d[1] == 1 && d[2] == 1 && d[3] == 1 && d[5] <= 16 && s[5] == 1 && t[5] == 1) {
+        if (s[4] == d[5] && t[4] == 0) {
+            table_periodic(table, (const uint8_t *)a, (const uint8_t *)b, d[4] * d[5], d[5], 0, out);
+            return;
+        }
+        if (t[4] == d[5] && s[4] == 0) {
+            table_periodic(table, (const uint8_t *)b, (const uint8_t *)a, d[4] * d[5], d[5], 1, out);
+            return;
+        }
+    }
     int64_t o = 0;
     for (int64_t i0 = 0; i0 < d[0]; i0++)
         for (int64_t i1 = 0; i1 < d[1]; i1++)

@@ -17,6 +17,35 @@ static uint64_t next(void) {
 }
 static int range(int lo, int hi) { return lo + (int)(next() % (uint64_t)(hi - lo + 1)); }
 
+/// The pool runs every task of every run exactly once, and returns only when all are done.
+typedef struct { int *counts; int tasks; } pool_job;
+static void count_task(void *context, int task, int thread) {
+    pool_job *job = context;
+    (void)thread;
+    __atomic_fetch_add(&job->counts[task], 1, __ATOMIC_RELAXED);
+}
+
+static int check_pool(void) {
+    int failures = 0;
+    for (int threads = 2; threads <= 3; threads++) {
+        pw_pool *pool = pw_pool_create(threads);
+        int counts[300];
+        for (int run = 0; run < 20000; run++) {
+            pool_job job = {counts, range(1, 300)};
+            memset(counts, 0, sizeof(counts));
+            pw_pool_run(pool, job.tasks, count_task, &job);
+            for (int t = 0; t < job.tasks; t++) {
+                if (__atomic_load_n(&counts[t], __ATOMIC_RELAXED) != 1) {
+                    if (failures++ < 5) printf("POOL MISMATCH threads %d run %d task %d ran %d times\n", threads, run, t, counts[t]);
+                }
+            }
+        }
+        pw_pool_destroy(pool);
+    }
+    printf("pool: 40000 runs, %d mismatches\n", failures);
+    return failures;
+}
+
 int main(void) {
     int variants[PW_ISA_COUNT], count = 0;
     for (int isa = 1; isa < PW_ISA_COUNT; isa++)
@@ -92,5 +121,6 @@ int main(void) {
     }
     pw_pool_destroy(pool);
     printf("%d cases, %d mismatches\n", cases, failures);
+    failures += check_pool();
     return failures != 0;
 }

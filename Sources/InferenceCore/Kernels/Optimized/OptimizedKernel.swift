@@ -143,6 +143,12 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
 
     static let pairs = BroadcastPlan([65536], [65536], output: [65536])
 
+    /// From this many elements on, ADD/SUB/MUL look their answers up in a 64 KiB table even when
+    /// the shapes match: three requantizations per element cost ~1 ns with AVX-512, a lookup
+    /// ~0.3 ns (MoveNet's residual adds: 270 → ~90 µs per invoke); below, building the table
+    /// (65536 reference evaluations at Prepare) is not worth it.
+    static let tableMinimumCount = 2048
+
     /// The optimised kernel for a prepared node in `variant`, or nil when the node has no
     /// optimised form (then the reference kernel runs).
     static func make(for kernel: Kernel, node: OperatorNode, model: Model, variant: KernelVariant) -> OptimizedKernel? {
@@ -198,10 +204,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         guard variant != .reference, pw_isa_supported(variant.isa) != 0 else { return nil }
         switch kernel {
         case .addSubInt8(let p):
-            guard p.plan.isElementwise else {
+            guard p.plan.isElementwise, p.plan.count < tableMinimumCount else {
                 var all = p
                 all.plan = pairs
-                return tableKernel(p.plan, variant: variant, name: "\(p.isSubtraction ? "sub" : "add")-broadcast-table") {
+                return tableKernel(p.plan, variant: variant, name: "\(p.isSubtraction ? "sub" : "add")-\(p.plan.isElementwise ? "" : "broadcast-")table") {
                     ReferenceKernels.addSubInt8(all, $0, $1, $2)
                 }
             }
@@ -222,10 +228,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             return OptimizedKernel(.add(c, count: p.plan.count), variant: variant,
                                    name: "\(p.isSubtraction ? "sub" : "add")-elementwise-\(variant.rawValue)")
         case .mulInt8(let p):
-            guard p.plan.isElementwise else {
+            guard p.plan.isElementwise, p.plan.count < tableMinimumCount else {
                 var all = p
                 all.plan = pairs
-                return tableKernel(p.plan, variant: variant, name: "mul-broadcast-table") {
+                return tableKernel(p.plan, variant: variant, name: "mul-\(p.plan.isElementwise ? "" : "broadcast-")table") {
                     ReferenceKernels.mulInt8(all, $0, $1, $2)
                 }
             }

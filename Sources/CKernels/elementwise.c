@@ -256,3 +256,81 @@ void pw_quantize_float_int8(float scale, int32_t zero_point, int64_t count, cons
 #endif
     quantize_scalar(scale, zero_point, count, input, output);
 }
+
+// MARK: SQRT float32 (IEEE square root is correctly rounded, so every SIMD width gives the
+// reference's bits) and ARG_MAX over 8-bit data
+
+#if defined(__x86_64__)
+PW_TARGET_AVX512VNNI static void sqrt_avx512(int64_t count, const float *input, float *output) {
+    int64_t i = 0;
+    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(output + i, _mm512_sqrt_ps(_mm512_loadu_ps(input + i)));
+    if (i < count) {
+        __mmask16 m = (__mmask16)((1u << (count - i)) - 1u);
+        _mm512_mask_storeu_ps(output + i, m, _mm512_sqrt_ps(_mm512_maskz_loadu_ps(m, input + i)));
+    }
+}
+PW_TARGET_AVX2 static void sqrt_avx2(int64_t count, const float *input, float *output) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(output + i, _mm256_sqrt_ps(_mm256_loadu_ps(input + i)));
+    for (; i < count; i++) _mm_store_ss(output + i, _mm_sqrt_ss(_mm_load_ss(input + i)));
+}
+#endif
+
+void pw_sqrt_float(int isa, int64_t count, const float *input, float *output) {
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX512VNNI) {
+        sqrt_avx512(count, input, output);
+        return;
+    }
+    if (isa == PW_ISA_AVX2) {
+        sqrt_avx2(count, input, output);
+        return;
+    }
+#elif defined(__aarch64__)
+    int64_t i = 0;
+    for (; i + 4 <= count; i += 4) vst1q_f32(output + i, vsqrtq_f32(vld1q_f32(input + i)));
+    for (; i < count; i++) output[i] = __builtin_sqrtf(input[i]);
+    (void)isa;
+    return;
+#endif
+    (void)isa;
+    for (int64_t i = 0; i < count; i++) output[i] = __builtin_sqrtf(input[i]);
+}
+
+/// Blocks of up to 64 neighbouring inner positions walk the axis together: one pass over rows of
+/// contiguous bytes with branch-free updates (vectorised by the compiler) instead of a strided
+/// walk per position. Strictly greater replaces, so ties keep the first index, as the reference.
+#define ARGMAX_BODY(T)                                                                              \
+    for (int64_t o = 0; o < outer; o++) {                                                           \
+        for (int64_t j0 = 0; j0 < inner; j0 += 64) {                                                \
+            int n = inner - j0 < 64 ? (int)(inner - j0) : 64;                                       \
+            const T *base = (const T *)input + o * axis * inner + j0;                               \
+            T best[64];                                                                             \
+            int32_t index[64];                                                                      \
+            for (int j = 0; j < n; j++) {                                                           \
+                best[j] = base[j];                                                                  \
+                index[j] = 0;                                                                       \
+            }                                                                                       \
+            for (int64_t i = 1; i < axis; i++) {                                                    \
+                const T *row = base + i * inner;                                                    \
+                for (int j = 0; j < n; j++) {                                                       \
+                    int greater = row[j] > best[j];                                                 \
+                    best[j] = greater ? row[j] : best[j];                                           \
+                    index[j] = greater ? (int32_t)i : index[j];                                     \
+                }                                                                                   \
+            }                                                                                       \
+            for (int j = 0; j < n; j++) {                                                           \
+                if (output_int64) ((int64_t *)output)[o * inner + j0 + j] = index[j];               \
+                else ((int32_t *)output)[o * inner + j0 + j] = index[j];                            \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+void pw_argmax_8bit(int is_signed, int64_t outer, int64_t axis, int64_t inner, const void *input, void *output,
+                    int output_int64) {
+    if (is_signed) {
+        ARGMAX_BODY(int8_t)
+    } else {
+        ARGMAX_BODY(uint8_t)
+    }
+}

@@ -20,7 +20,8 @@ struct pw_gemm_plan {
     int32_t n, k, kp, nblocks;
     int8_t *weights;
     int32_t *bias, *multiplier, *left, *right;
-    int8_t *scratch;  // PW_MAX_THREADS × MR_MAX × kp
+    int8_t *scratch;  // PW_MAX_THREADS × scratch_stride: MR_MAX patches of kp bytes, 64 spare
+    size_t scratch_stride;
 };
 
 typedef void (*tile_fn)(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out);
@@ -269,7 +270,11 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
     p->multiplier = calloc(channels, 4);
     p->left = calloc(channels, 4);
     p->right = calloc(channels, 4);
-    p->scratch = calloc((size_t)PW_MAX_THREADS * MR_MAX * (size_t)p->kp, 1);
+    // Each thread's patches, plus the 64 bytes a whole-patch store may write past the last one,
+    // rounded to cache lines so that threads never write the same line.
+    p->scratch_stride = ((size_t)MR_MAX * p->kp + 64 + 63) / 64 * 64;
+    p->scratch = aligned_alloc(64, (size_t)PW_MAX_THREADS * p->scratch_stride);
+    if (p->scratch) memset(p->scratch, 0, (size_t)PW_MAX_THREADS * p->scratch_stride);
     if (!p->weights || !p->bias || !p->multiplier || !p->left || !p->right || !p->scratch) {
         pw_gemm_destroy(p);
         return NULL;
@@ -322,6 +327,24 @@ typedef struct {
     tile_fn tile;
 } conv_job;
 
+#if defined(__x86_64__)
+/// A patch of at most 64 bytes whose filter rows are each one contiguous run: every run lands in
+/// place through a masked load and the patch is stored whole (64 bytes, into the scratch's spare
+/// room), so the tile's 4-byte reads are forwarded from one store instead of straddling several
+/// overlapping small ones (a store-forwarding stall each). Bytes past k are zero.
+PW_TARGET_AVX512VNNI static void patch_avx512(const int8_t *first, size_t row_stride, int rows, int run,
+                                              int8_t *patch) {
+    __m512i v = _mm512_setzero_si512();
+    const uint64_t bits = run >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << run) - 1;  // rows × run ≤ 64
+    for (int fy = 0; fy < rows; fy++) {
+        // Element i of the load reads first + fy·row_stride + (i − fy·run): only the run's bytes.
+        const int8_t *source = first + (ptrdiff_t)fy * (ptrdiff_t)row_stride - (ptrdiff_t)fy * run;
+        v = _mm512_mask_loadu_epi8(v, (__mmask64)(bits << (fy * run)), source);
+    }
+    _mm512_storeu_si512(patch, v);
+}
+#endif
+
 /// Copies the receptive field of output pixel `m` into `patch` (kp bytes); taps in the padding
 /// get the input zero point, so they contribute W · (zp + input_offset) = 0, as the reference skips them.
 static void gather_patch(const pw_gemm_plan *p, const int8_t *input, int m, int8_t *patch) {
@@ -338,6 +361,14 @@ static void gather_patch(const pw_gemm_plan *p, const int8_t *input, int m, int8
         // The whole window is inside the image: one contiguous run of filter_width × c bytes per
         // filter row (9 bytes for MoveNet's 3x3 RGB stem), copied without per-tap checks.
         size_t run = (size_t)g->filter_width * c;
+#if defined(__x86_64__)
+        if (p->isa == PW_ISA_AVX512VNNI && p->kp <= 64) {
+            const int8_t *first =
+                input + (((size_t)batch * g->input_height + iy0) * g->input_width + ix0) * c;
+            patch_avx512(first, (size_t)g->dilation_height * g->input_width * c, g->filter_height, (int)run, patch);
+            return;
+        }
+#endif
         for (int fy = 0; fy < g->filter_height; fy++, dst += run) {
             const int8_t *src =
                 input + (((size_t)batch * g->input_height + iy0 + fy * g->dilation_height) * g->input_width + ix0) * c;
@@ -379,7 +410,7 @@ static void conv_task(void *context, int task, int thread) {
     int start = task * job->rows_per_task;
     int end = start + job->rows_per_task;
     if (end > job->m) end = job->m;
-    int8_t *scratch = p->scratch + (size_t)thread * MR_MAX * p->kp;
+    int8_t *scratch = p->scratch + (size_t)thread * p->scratch_stride;
     const int8_t *rows[MR_MAX];
     for (int m = start; m < end; m += p->mr) {
         int valid = end - m < p->mr ? end - m : p->mr;

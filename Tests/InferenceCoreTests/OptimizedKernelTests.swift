@@ -182,6 +182,25 @@ import InferenceCore
         }
     }
 
+    @Test(arguments: OptimizedKernelTests.variants)
+    func sqrtAndArgMaxMatchTheReference(_ variant: KernelVariant) throws {
+        var random = KernelCheck.Random(seed: 13)
+        var values: [Float] = [0, -0, 1, 2, -1, .infinity, -.infinity, .nan, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        for _ in 0..<1000 { values.append(Float(bitPattern: UInt32(truncatingIfNeeded: random.next()) & 0x7FFF_FFFF)) }
+        for count in [values.count, 37, 16, 15, 1] {
+            let result = try #require(KernelCheck.sqrt(Array(values.prefix(count)), variant: variant))
+            if let index = result.reference.indices.first(where: { result.reference[$0] != result.optimized[$0] }) {
+                Issue.record("\(variant) sqrt count \(count) element \(index): \(result.reference[index]) vs \(result.optimized[index])")
+            }
+        }
+        for index in 0..<60 {
+            let outer = random.int(1...3), axis = random.int(1...300), inner = random.int(1...140)
+            let result = try #require(KernelCheck.argMax(outer: outer, axis: axis, inner: inner, signed: index % 2 == 0,
+                                                         int64Output: index % 3 == 0, seed: UInt64(index), variant: variant))
+            #expect(result.reference == result.optimized, "\(variant) argmax \(outer)×\(axis)×\(inner)")
+        }
+    }
+
     @Test(.enabled(if: TestPaths.moveNetAvailable, "needs ../shared/models (absent in a user's checkout)"),
           arguments: OptimizedKernelTests.variants)
     func moveNetOutputsMatchTheReferenceKernelsExactly(_ variant: KernelVariant) throws {

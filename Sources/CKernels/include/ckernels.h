@@ -110,6 +110,14 @@ void pw_lookup_u8(const void *table, int entry_bytes, int64_t count, const uint8
 /// QUANTIZE float32 → int8 (AffineQuantize): clamp(saturate(round_half_away(x / scale)) + zero_point).
 void pw_quantize_float_int8(float scale, int32_t zero_point, int64_t count, const float *input, int8_t *output);
 
+/// SQRT float32: IEEE square root (correctly rounded at every width, as the reference's).
+void pw_sqrt_float(int isa, int64_t count, const float *input, float *output);
+
+/// ARG_MAX over 8-bit data ([outer][axis][inner], signed or not): the first index of the largest
+/// value along the axis, as int32 or int64.
+void pw_argmax_8bit(int is_signed, int64_t outer, int64_t axis, int64_t inner, const void *input, void *output,
+                    int output_int64);
+
 typedef struct {
     int32_t batches, input_height, input_width, depth, output_height, output_width;
     int32_t height_scale10, width_scale10, half_pixel_centers;

@@ -5,8 +5,9 @@ import CKernels
 /// fixed. Immutable after Prepare; `run` allocates nothing.
 ///
 /// Covered: CONV_2D int8 (1x1 as GEMM in place, any other filter through per-tile patches),
-/// DEPTHWISE_CONV_2D int8 with depth multiplier 1, element-wise (same-shape) ADD/SUB/MUL int8,
-/// RESIZE_BILINEAR int8. Everything else runs the reference kernels.
+/// DEPTHWISE_CONV_2D int8 with depth multiplier 1, ADD/SUB/MUL int8 (SIMD or a 64 KiB table),
+/// RESIZE_BILINEAR int8, byte-input unary operators as tables, QUANTIZE float → int8, SQRT
+/// float32, ARG_MAX over 8-bit data. Everything else runs the reference kernels.
 final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-only after Prepare
     enum Operation {
         case convolution(OpaquePointer)
@@ -21,6 +22,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case byteTable(UnsafeMutableRawPointer, entryBytes: Int, count: Int)
         /// QUANTIZE float32 → int8.
         case quantize(scale: Float, zeroPoint: Int32, count: Int)
+        /// SQRT float32.
+        case sqrt(count: Int)
+        /// ARG_MAX over int8/uint8.
+        case argMax(ArgMaxParameters)
     }
 
     let operation: Operation
@@ -77,6 +82,12 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case .quantize(let scale, let zeroPoint, let count):
             pw_quantize_float_int8(scale, zeroPoint, Int64(count), input.assumingMemoryBound(to: Float.self),
                                    output.assumingMemoryBound(to: Int8.self))
+        case .sqrt(let count):
+            pw_sqrt_float(isa, Int64(count), input.assumingMemoryBound(to: Float.self),
+                          output.assumingMemoryBound(to: Float.self))
+        case .argMax(let p):
+            pw_argmax_8bit(p.inputType == .int8 ? 1 : 0, Int64(p.outer), Int64(p.axisSize), Int64(p.inner), input,
+                           output, p.outputType == .int64 ? 1 : 0)
         }
     }
 
@@ -268,6 +279,14 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             guard outputType == .int8 else { return nil }
             return OptimizedKernel(.quantize(scale: scale, zeroPoint: zeroPoint, count: count), variant: variant,
                                    name: "quantize-float-int8")
+        case .unaryFloat(let operation, let count):
+            guard case .sqrt = operation else { return nil }
+            return OptimizedKernel(.sqrt(count: count), variant: variant, name: "sqrt-\(variant.rawValue)")
+        case .argMax(let p):
+            guard p.inputType == .int8 || p.inputType == .uint8, p.outputType == .int32 || p.outputType == .int64,
+                  p.axisSize > 0
+            else { return nil }
+            return OptimizedKernel(.argMax(p), variant: variant, name: "argmax-8bit")
         case .resizeBilinearInteger(let p, let type):
             guard type == .int8 else { return nil }
             var c = pw_resize_params()

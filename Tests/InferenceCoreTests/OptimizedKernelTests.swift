@@ -126,6 +126,8 @@ import InferenceCore
         let shapes: [([Int], [Int])] = [
             ([1, 7, 9, 16], [1, 7, 9, 16]), ([4099], [4099]), ([1, 1, 3], [1, 1, 3]), ([2, 5, 5, 3], [3]),
             ([3], [2, 5, 5, 3]), ([1, 6, 6, 17], [1, 6, 6, 1]), ([1, 1], [1, 1]), ([2, 1, 4], [1, 3, 1]), ([5, 1], [1]),
+            // long runs against a value or a short repeated operand (the 64-byte vpermi2b lookups)
+            ([1, 25, 23, 3], [3]), ([2], [2, 700, 2]), ([3000], [1]), ([1], [1, 3000]),
         ]
         var seed: UInt64 = 1
         for operation in [KernelCheck.BinaryOperation.add, .sub, .mul] {

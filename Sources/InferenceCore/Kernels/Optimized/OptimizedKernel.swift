@@ -75,10 +75,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             pw_resize_bilinear_int8(&p, isa, pool, input.assumingMemoryBound(to: Int8.self),
                                     output.assumingMemoryBound(to: Int8.self))
         case .table(let table, let plan):
-            pw_binary_table_int8(table, plan, plan + 6, plan + 12, input.assumingMemoryBound(to: Int8.self),
+            pw_binary_table_int8(isa, table, plan, plan + 6, plan + 12, input.assumingMemoryBound(to: Int8.self),
                                  secondInput!.assumingMemoryBound(to: Int8.self), output.assumingMemoryBound(to: Int8.self))
         case .byteTable(let table, let entryBytes, let count):
-            pw_lookup_u8(table, Int32(entryBytes), Int64(count), input.assumingMemoryBound(to: UInt8.self), output)
+            pw_lookup_u8(isa, table, Int32(entryBytes), Int64(count), input.assumingMemoryBound(to: UInt8.self), output)
         case .quantize(let scale, let zeroPoint, let count):
             pw_quantize_float_int8(scale, zeroPoint, Int64(count), input.assumingMemoryBound(to: Float.self),
                                    output.assumingMemoryBound(to: Int8.self))

@@ -345,13 +345,11 @@ PW_TARGET_AVX512VNNI static void patch_avx512(const int8_t *first, size_t row_st
 }
 #endif
 
-/// Copies the receptive field of output pixel `m` into `patch` (kp bytes); taps in the padding
+/// Copies the receptive field of output pixel (batch, oy, ox) into `patch` (kp bytes); taps in the padding
 /// get the input zero point, so they contribute W · (zp + input_offset) = 0, as the reference skips them.
-static void gather_patch(const pw_gemm_plan *p, const int8_t *input, int m, int8_t *patch) {
+static inline void gather_patch(const pw_gemm_plan *p, const int8_t *input, int batch, int oy, int ox,
+                                int8_t *patch) {
     const pw_conv_geometry *g = &p->g;
-    int pixels = g->output_height * g->output_width;
-    int batch = m / pixels, rest = m % pixels;
-    int oy = rest / g->output_width, ox = rest % g->output_width;
     int8_t zero_point = (int8_t)(-g->input_offset);
     int c = g->input_depth;
     int8_t *dst = patch;
@@ -412,6 +410,9 @@ static void conv_task(void *context, int task, int thread) {
     if (end > job->m) end = job->m;
     int8_t *scratch = p->scratch + (size_t)thread * p->scratch_stride;
     const int8_t *rows[MR_MAX];
+    // The output pixel of row `start`, then stepped along (no divisions per patch).
+    const int width = p->g.output_width, height = p->g.output_height;
+    int batch = start / (width * height), oy = start % (width * height) / width, ox = start % width;
     for (int m = start; m < end; m += p->mr) {
         int valid = end - m < p->mr ? end - m : p->mr;
         for (int r = 0; r < p->mr; r++) {
@@ -419,8 +420,15 @@ static void conv_task(void *context, int task, int thread) {
             if (p->direct) {
                 rows[r] = job->input + (size_t)row * p->k;
             } else if (r < valid) {
-                gather_patch(p, job->input, row, scratch + (size_t)r * p->kp);
+                gather_patch(p, job->input, batch, oy, ox, scratch + (size_t)r * p->kp);
                 rows[r] = scratch + (size_t)r * p->kp;
+                if (++ox == width) {
+                    ox = 0;
+                    if (++oy == height) {
+                        oy = 0;
+                        batch++;
+                    }
+                }
             } else {
                 rows[r] = rows[valid - 1];
             }

@@ -229,13 +229,22 @@ PW_TARGET_AVX512VNNI PW_INLINE void depthwise_block_avx512(const pw_depthwise_pl
     const size_t pair_stride = (size_t)(p->padded / 32) * 64;
     // 3x3 (5 pairs): the weights live in registers for the whole row.
     __m512i wlo[5], whi[5];
+    int64_t taps[10];
     if (pairs_fixed) {
         for (int pp = 0; pp < pairs_fixed; pp++) {
             const int16_t *wp = p->pairs + (size_t)(c0 / 32) * 64 + pp * pair_stride;
             wlo[pp] = _mm512_loadu_si512(wp);
             whi[pp] = _mm512_loadu_si512(wp + 32);
+            taps[2 * pp] = p->tap_offsets[2 * pp];
+            taps[2 * pp + 1] = p->tap_offsets[2 * pp + 1];
         }
     }
+    // The interior bias in the lane order the pair sums come in (the inverse of first/second),
+    // so the sums start from it.
+    const __m512i ibias_lo = _mm512_permutex2var_epi32(
+        ibias0, _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27), ibias1);
+    const __m512i ibias_hi = _mm512_permutex2var_epi32(
+        ibias0, _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31), ibias1);
     // Output columns whose taps are all inside the image horizontally.
     const int span = (g->filter_width - 1) * g->dilation_width;
     int ox_lo = (g->pad_width + g->stride_width - 1) / g->stride_width;
@@ -250,10 +259,12 @@ PW_TARGET_AVX512VNNI PW_INLINE void depthwise_block_avx512(const pw_depthwise_pl
         __m512i acc0, acc1;
         if (ox >= ox_lo && ox < ox_hi) {
             const int8_t *base = image + ((size_t)iy0 * W + ix0) * C + c0;
-            __m512i plo = _mm512_setzero_si512(), phi = _mm512_setzero_si512();
+            __m512i plo = ibias_lo, phi = ibias_hi;
             for (int pp = 0; pp < pair_count; pp++) {
-                __m512i a = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(load_mask, base + p->tap_offsets[2 * pp]));
-                __m512i b = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(load_mask, base + p->tap_offsets[2 * pp + 1]));
+                const int64_t ta = pairs_fixed ? taps[2 * pp] : p->tap_offsets[2 * pp];
+                const int64_t tb = pairs_fixed ? taps[2 * pp + 1] : p->tap_offsets[2 * pp + 1];
+                __m512i a = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(load_mask, base + ta));
+                __m512i b = _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(load_mask, base + tb));
                 __m512i w0, w1;
                 if (pairs_fixed) {
                     w0 = wlo[pp];
@@ -266,8 +277,8 @@ PW_TARGET_AVX512VNNI PW_INLINE void depthwise_block_avx512(const pw_depthwise_pl
                 plo = _mm512_dpwssd_epi32(plo, _mm512_unpacklo_epi16(a, b), w0);
                 phi = _mm512_dpwssd_epi32(phi, _mm512_unpackhi_epi16(a, b), w1);
             }
-            acc0 = _mm512_add_epi32(_mm512_permutex2var_epi32(plo, first, phi), ibias0);
-            acc1 = _mm512_add_epi32(_mm512_permutex2var_epi32(plo, second, phi), ibias1);
+            acc0 = _mm512_permutex2var_epi32(plo, first, phi);
+            acc1 = _mm512_permutex2var_epi32(plo, second, phi);
         } else {
             int fx0 = 0, fx1 = g->filter_width;
             while (fx0 < fx1 && ix0 + fx0 * g->dilation_width < 0) fx0++;

@@ -21,7 +21,7 @@ import InferenceCore
         c.inputHeight = random.int(1...13)
         c.inputWidth = random.int(1...13)
         c.inputDepth = random.int(1...48)
-        c.outputDepth = depthwise ? c.inputDepth : random.int(1...40)
+        c.outputDepth = depthwise ? c.inputDepth : random.int(1...72)  // 8-row and 6x64 tiles, both operand orders
         switch random.int(0...3) {
         case 0:
             c.filterHeight = 1

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 static uint64_t state = 1;
 static uint64_t next(void) {
@@ -121,6 +122,26 @@ int main(void) {
     }
     pw_pool_destroy(pool);
     printf("%d cases, %d mismatches\n", cases, failures);
+    // SQRT float32: every variant against libm's sqrtf, bit for bit (IEEE square root).
+    int sqrt_failures = 0;
+    enum { FLOATS = 4099 };
+    static float values[FLOATS], roots[FLOATS];
+    for (int i = 0; i < FLOATS; i++) {
+        uint32_t bits = (uint32_t)next();
+        if (i % 3 == 0) bits &= 0x7FFFFFFFu;  // mostly non-negative, some negative (NaN)
+        memcpy(&values[i], &bits, 4);
+    }
+    for (int v = 0; v < count; v++) {
+        pw_sqrt_float(variants[v], FLOATS, values, roots);
+        for (int i = 0; i < FLOATS; i++) {
+            float expected = sqrtf(values[i]);
+            if (memcmp(&expected, &roots[i], 4) != 0 && !(isnan(expected) && isnan(roots[i]))) {
+                if (sqrt_failures++ < 5) printf("SQRT MISMATCH %s element %d\n", pw_isa_name(variants[v]), i);
+            }
+        }
+    }
+    printf("sqrt: %d variants × %d values, %d mismatches\n", count, FLOATS, sqrt_failures);
+    failures += sqrt_failures;
     failures += check_pool();
     return failures != 0;
 }

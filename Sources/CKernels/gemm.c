@@ -316,12 +316,12 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
     p->multiplier = calloc(channels, 4);
     p->left = calloc(channels, 4);
     p->right = calloc(channels, 4);
-    // Each thread's patches, plus the 64 bytes a whole-patch store may write past the last one,
-    // rounded to cache lines so that threads never write the same line.
+    // Patch convolutions only: each thread's patches, plus the 64 bytes a whole-patch store may
+    // write past the last one, rounded to cache lines so that threads never write the same line.
+    // Every byte a tile reads is written first (no initialisation; untouched pages cost no memory).
     p->scratch_stride = ((size_t)MR_MAX * p->kp + 64 + 63) / 64 * 64;
-    p->scratch = aligned_alloc(64, (size_t)PW_MAX_THREADS * p->scratch_stride);
-    if (p->scratch) memset(p->scratch, 0, (size_t)PW_MAX_THREADS * p->scratch_stride);
-    if (!p->weights || !p->bias || !p->multiplier || !p->left || !p->right || !p->scratch) {
+    p->scratch = p->direct ? NULL : aligned_alloc(64, (size_t)PW_MAX_THREADS * p->scratch_stride);
+    if (!p->weights || !p->bias || !p->multiplier || !p->left || !p->right || (!p->direct && !p->scratch)) {
         pw_gemm_destroy(p);
         return NULL;
     }

@@ -52,6 +52,10 @@ public final class Interpreter {
         for node in model.operators {
             prepared.append(try context.prepare(node))
         }
+        // Chains of byte-table operators become one table (optimised kernels only; the fused
+        // node's output is then written by the first node of the chain, which the lifetimes
+        // below follow).
+        prepared = ByteChainFusion.fuse(prepared, graphOutputs: Set(model.outputIndices))
 
         // Lifetimes: graph inputs and outputs live across the whole invoke; others from their
         // producer to their last consumer.
@@ -61,7 +65,7 @@ public final class Interpreter {
             firstUse[input] = 0
             lastUse[input] = nodeCount
         }
-        for node in model.operators {
+        for node in prepared {
             for tensor in node.inputs + node.outputs where tensor >= 0 {
                 firstUse[tensor] = min(firstUse[tensor], node.index)
                 lastUse[tensor] = max(lastUse[tensor], node.index)

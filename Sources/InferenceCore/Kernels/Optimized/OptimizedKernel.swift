@@ -26,6 +26,8 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case sqrt(count: Int)
         /// ARG_MAX over int8/uint8.
         case argMax(ArgMaxParameters)
+        /// Nothing: the previous node's table already produced this node's output (ByteChainFusion).
+        case fused
     }
 
     let operation: Operation
@@ -33,7 +35,7 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
     /// XNNPACK-style name: operator, tile, ISA (e.g. "conv-gemm-8x16c4-avx512vnni").
     let name: String
 
-    private init(_ operation: Operation, variant: KernelVariant, name: String) {
+    init(_ operation: Operation, variant: KernelVariant, name: String) {
         self.operation = operation
         self.variant = variant
         self.name = name
@@ -85,6 +87,8 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case .sqrt(let count):
             pw_sqrt_float(isa, Int64(count), input.assumingMemoryBound(to: Float.self),
                           output.assumingMemoryBound(to: Float.self))
+        case .fused:
+            break
         case .argMax(let p):
             pw_argmax_8bit(p.inputType == .int8 ? 1 : 0, Int64(p.outer), Int64(p.axisSize), Int64(p.inner), input,
                            output, p.outputType == .int64 ? 1 : 0)
@@ -279,6 +283,11 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             guard outputType == .int8 else { return nil }
             return OptimizedKernel(.quantize(scale: scale, zeroPoint: zeroPoint, count: count), variant: variant,
                                    name: "quantize-float-int8")
+        case .lookupTable(let count, let table):
+            return byteTableKernel(entryBytes: 1, count: count, variant: variant, name: "lookup-table") { input, output in
+                ReferenceKernels.lookup(count: 256, table: table, input: input.assumingMemoryBound(to: UInt8.self),
+                                        output: output.assumingMemoryBound(to: UInt8.self))
+            }
         case .unaryFloat(let operation, let count):
             guard case .sqrt = operation else { return nil }
             return OptimizedKernel(.sqrt(count: count), variant: variant, name: "sqrt-\(variant.rawValue)")

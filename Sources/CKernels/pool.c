@@ -13,9 +13,9 @@
 // Tasks are claimed dynamically, so a worker that is not running costs nothing; only a worker
 // preempted while it holds a task makes the caller wait, for as long as the scheduler keeps it off
 // a core (milliseconds on a loaded machine). When the caller had to wait that long, it runs the
-// next runs on its own (16, then 32, ... up to 4096 runs, halved again after each run without such
-// 256 runs without one): on a loaded machine one thread beats two that wait for each other, and
-// on an idle one the pool gets its threads back after a few invokes.
+// next runs on its own (256, then 512, ... up to 16384 runs, halved again after every 1024 runs
+// without such a wait): on a loaded machine one thread beats two that wait for each other, and
+// once the load is gone the pool runs threaded again when its current back-off has run out.
 #include "internal.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,8 +56,10 @@ enum {
     WORKER_SPIN_NS = 200000,       // spinning between runs before sleeping
     YIELD_EVERY_SPINS = 512,       // a worker yields its core every ~10–30 µs of spinning
     CALLER_SPIN_NS = 20000,        // the caller spins this long for a worker's task, then yields
-    LONG_WAIT_NS = 300000,         // a wait this long means the worker was preempted
-    BACKOFF_FIRST = 16, BACKOFF_MAX = 4096, CALM_RUNS_TO_HALVE = 256,
+    LONG_WAIT_NS = 200000,         // a wait this long means the worker was preempted
+    // One such wait costs about a scheduler time slice (milliseconds), as much as two threads save
+    // over several invokes (~75 runs each): back off for a few invokes at once, up to ~200.
+    BACKOFF_FIRST = 256, BACKOFF_MAX = 16384, CALM_RUNS_TO_HALVE = 1024,
 };
 
 static uint64_t now_ns(void) {

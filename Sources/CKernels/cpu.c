@@ -34,6 +34,20 @@ static int detect(void) {
 }
 
 static int best_isa = -1;
+static int vbmi = -1;
+
+int pw_has_avx512vbmi(void) {
+    int known = __atomic_load_n(&vbmi, __ATOMIC_RELAXED);
+    if (known >= 0) return known;
+    int has = 0;
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    // vpermi2b (AVX512_VBMI, cpuid 7.0 ECX bit 1) on top of the AVX-512 state the VNNI level checked.
+    if (pw_best_isa() == PW_ISA_AVX512VNNI && __get_cpuid_count(7, 0, &a, &b, &c, &d)) has = (c >> 1) & 1;
+#endif
+    __atomic_store_n(&vbmi, has, __ATOMIC_RELAXED);
+    return has;
+}
 
 int pw_best_isa(void) {
     int isa = __atomic_load_n(&best_isa, __ATOMIC_RELAXED);

@@ -148,8 +148,99 @@ void pw_resize_bilinear_int8(const pw_resize_params *p, int isa, pw_pool *pool, 
 
 // MARK: broadcast binary operators through a 64 KiB table
 
-void pw_binary_table_int8(const uint8_t *table, const int64_t *d, const int64_t *s, const int64_t *t,
+#if defined(__x86_64__)
+/// 64 lookups in a 256-byte table held in four registers: vpermi2b on the low 7 bits in each half,
+/// bit 7 picks the half.
+PW_TARGET_AVX512VBMI PW_INLINE __m512i lookup64_vbmi(const __m512i t[4], __m512i index) {
+    __m512i low = _mm512_permutex2var_epi8(t[0], index, t[1]);
+    __m512i high = _mm512_permutex2var_epi8(t[2], index, t[3]);
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high);
+}
+
+/// out[i] = tables[i % period][x[i]] for `period` ≤ 4 tables of 256 bytes.
+PW_TARGET_AVX512VBMI static void lookup_periodic_vbmi(const uint8_t *tables, int period, const uint8_t *x, int64_t count,
+                                                      int8_t *out) {
+    __m512i t[4][4];
+    for (int j = 0; j < period; j++)
+        for (int q = 0; q < 4; q++) t[j][q] = _mm512_loadu_si512(tables + j * 256 + q * 64);
+    // Lanes of table j in a block that starts at phase p (the block's first element is p mod period).
+    __mmask64 lanes[4][4];
+    for (int p = 0; p < period; p++)
+        for (int j = 0; j < period; j++) {
+            uint64_t m = 0;
+            for (int lane = 0; lane < 64; lane++)
+                if ((p + lane) % period == j) m |= (uint64_t)1 << lane;
+            lanes[p][j] = m;
+        }
+    int phase = 0;
+    for (int64_t i = 0; i < count; i += 64) {
+        __mmask64 valid = count - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (count - i)) - 1);
+        __m512i index = _mm512_maskz_loadu_epi8(valid, x + i);
+        __m512i result = lookup64_vbmi(t[0], index);
+        for (int j = 1; j < period; j++) result = _mm512_mask_mov_epi8(result, lanes[phase][j], lookup64_vbmi(t[j], index));
+        _mm512_mask_storeu_epi8(out + i, valid, result);
+        phase = (phase + 64) % period;
+    }
+}
+#endif
+
+/// out[i] = table[a[i] << 8 | b[i % period]] (or with a and b swapped) over `count` elements: a
+/// contiguous tensor against a short one repeated (a per-channel constant: MoveNet's input
+/// normalisation subtracts one value per RGB channel), without re-deriving addresses per period.
+static void table_periodic(int isa, const uint8_t *table, const uint8_t *x, const uint8_t *y, int64_t count,
+                           int64_t period, int y_is_first, int8_t *out) {
+    const uint8_t *rows[16];
+    int64_t shift_y = y_is_first ? 8 : 0, shift_x = y_is_first ? 0 : 8;
+    for (int64_t j = 0; j < period; j++) rows[j] = table + ((size_t)y[j] << shift_y);
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX512VNNI && period <= 4 && count >= 1024 && pw_has_avx512vbmi()) {
+        // One 256-byte table per phase (a strided copy when x is the high byte of the index).
+        uint8_t tables[4 * 256];
+        for (int64_t j = 0; j < period; j++)
+            for (int v = 0; v < 256; v++) tables[j * 256 + v] = rows[j][(size_t)v << shift_x];
+        lookup_periodic_vbmi(tables, (int)period, x, count, out);
+        return;
+    }
+#endif
+    (void)isa;
+    int64_t i = 0;
+    if (period == 3) {
+        for (; i + 3 <= count; i += 3) {
+            out[i] = (int8_t)rows[0][(size_t)x[i] << shift_x];
+            out[i + 1] = (int8_t)rows[1][(size_t)x[i + 1] << shift_x];
+            out[i + 2] = (int8_t)rows[2][(size_t)x[i + 2] << shift_x];
+        }
+    }
+    for (int64_t j = 0; i < count; i++) {
+        out[i] = (int8_t)rows[j][(size_t)x[i] << shift_x];
+        if (++j == period) j = 0;
+    }
+}
+
+void pw_binary_table_int8(int isa, const uint8_t *table, const int64_t *d, const int64_t *s, const int64_t *t,
                           const int8_t *a, const int8_t *b, int8_t *out) {
+    // [.., n, p] with one side contiguous and the other repeating its p ≤ 16 elements over n.
+    // One side contiguous, the other one value (an image times a scalar).
+    if (d[0] == 1 && d[1] == 1 && d[2] == 1 && d[3] == 1 && d[4] == 1) {
+        if (s[5] == 1 && t[5] == 0) {
+            table_periodic(isa, table, (const uint8_t *)a, (const uint8_t *)b, d[5], 1, 0, out);
+            return;
+        }
+        if (s[5] == 0 && t[5] == 1) {
+            table_periodic(isa, table, (const uint8_t *)b, (const uint8_t *)a, d[5], 1, 1, out);
+            return;
+        }
+    }
+    if (d[0] == 1 && d[1] == 1 && d[2] == 1 && d[3] == 1 && d[5] <= 16 && s[5] == 1 && t[5] == 1) {
+        if (s[4] == d[5] && t[4] == 0) {
+            table_periodic(isa, table, (const uint8_t *)a, (const uint8_t *)b, d[4] * d[5], d[5], 0, out);
+            return;
+        }
+        if (t[4] == d[5] && s[4] == 0) {
+            table_periodic(isa, table, (const uint8_t *)b, (const uint8_t *)a, d[4] * d[5], d[5], 1, out);
+            return;
+        }
+    }
     int64_t o = 0;
     for (int64_t i0 = 0; i0 < d[0]; i0++)
         for (int64_t i1 = 0; i1 < d[1]; i1++)
@@ -176,7 +267,14 @@ void pw_binary_table_int8(const uint8_t *table, const int64_t *d, const int64_t 
 
 // MARK: unary operators on bytes (tables) and float → int8 QUANTIZE
 
-void pw_lookup_u8(const void *table, int entry_bytes, int64_t count, const uint8_t *input, void *output) {
+void pw_lookup_u8(int isa, const void *table, int entry_bytes, int64_t count, const uint8_t *input, void *output) {
+    (void)isa;
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX512VNNI && entry_bytes == 1 && count >= 256 && pw_has_avx512vbmi()) {
+        lookup_periodic_vbmi(table, 1, input, count, output);
+        return;
+    }
+#endif
     if (entry_bytes == 1) {
         const uint8_t *t = table;
         uint8_t *o = output;
@@ -222,4 +320,82 @@ void pw_quantize_float_int8(float scale, int32_t zero_point, int64_t count, cons
     }
 #endif
     quantize_scalar(scale, zero_point, count, input, output);
+}
+
+// MARK: SQRT float32 (IEEE square root is correctly rounded, so every SIMD width gives the
+// reference's bits) and ARG_MAX over 8-bit data
+
+#if defined(__x86_64__)
+PW_TARGET_AVX512VNNI static void sqrt_avx512(int64_t count, const float *input, float *output) {
+    int64_t i = 0;
+    for (; i + 16 <= count; i += 16) _mm512_storeu_ps(output + i, _mm512_sqrt_ps(_mm512_loadu_ps(input + i)));
+    if (i < count) {
+        __mmask16 m = (__mmask16)((1u << (count - i)) - 1u);
+        _mm512_mask_storeu_ps(output + i, m, _mm512_sqrt_ps(_mm512_maskz_loadu_ps(m, input + i)));
+    }
+}
+PW_TARGET_AVX2 static void sqrt_avx2(int64_t count, const float *input, float *output) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) _mm256_storeu_ps(output + i, _mm256_sqrt_ps(_mm256_loadu_ps(input + i)));
+    for (; i < count; i++) _mm_store_ss(output + i, _mm_sqrt_ss(_mm_load_ss(input + i)));
+}
+#endif
+
+void pw_sqrt_float(int isa, int64_t count, const float *input, float *output) {
+#if defined(__x86_64__)
+    if (isa == PW_ISA_AVX512VNNI) {
+        sqrt_avx512(count, input, output);
+        return;
+    }
+    if (isa == PW_ISA_AVX2) {
+        sqrt_avx2(count, input, output);
+        return;
+    }
+#elif defined(__aarch64__)
+    int64_t i = 0;
+    for (; i + 4 <= count; i += 4) vst1q_f32(output + i, vsqrtq_f32(vld1q_f32(input + i)));
+    for (; i < count; i++) output[i] = __builtin_sqrtf(input[i]);
+    (void)isa;
+    return;
+#endif
+    (void)isa;
+    for (int64_t i = 0; i < count; i++) output[i] = __builtin_sqrtf(input[i]);
+}
+
+/// Blocks of up to 64 neighbouring inner positions walk the axis together: one pass over rows of
+/// contiguous bytes with branch-free updates (vectorised by the compiler) instead of a strided
+/// walk per position. Strictly greater replaces, so ties keep the first index, as the reference.
+#define ARGMAX_BODY(T)                                                                              \
+    for (int64_t o = 0; o < outer; o++) {                                                           \
+        for (int64_t j0 = 0; j0 < inner; j0 += 64) {                                                \
+            int n = inner - j0 < 64 ? (int)(inner - j0) : 64;                                       \
+            const T *base = (const T *)input + o * axis * inner + j0;                               \
+            T best[64];                                                                             \
+            int32_t index[64];                                                                      \
+            for (int j = 0; j < n; j++) {                                                           \
+                best[j] = base[j];                                                                  \
+                index[j] = 0;                                                                       \
+            }                                                                                       \
+            for (int64_t i = 1; i < axis; i++) {                                                    \
+                const T *row = base + i * inner;                                                    \
+                for (int j = 0; j < n; j++) {                                                       \
+                    int greater = row[j] > best[j];                                                 \
+                    best[j] = greater ? row[j] : best[j];                                           \
+                    index[j] = greater ? (int32_t)i : index[j];                                     \
+                }                                                                                   \
+            }                                                                                       \
+            for (int j = 0; j < n; j++) {                                                           \
+                if (output_int64) ((int64_t *)output)[o * inner + j0 + j] = index[j];               \
+                else ((int32_t *)output)[o * inner + j0 + j] = index[j];                            \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
+void pw_argmax_8bit(int is_signed, int64_t outer, int64_t axis, int64_t inner, const void *input, void *output,
+                    int output_int64) {
+    if (is_signed) {
+        ARGMAX_BODY(int8_t)
+    } else {
+        ARGMAX_BODY(uint8_t)
+    }
 }

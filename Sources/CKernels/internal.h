@@ -53,6 +53,12 @@ typedef struct {
     int32_t output_offset, act_min, act_max;
 } pw_requant16;
 
+/// Whether this CPU has AVX512_VBMI (vpermi2b: 128-byte table lookups) besides the VNNI level.
+int pw_has_avx512vbmi(void);
+#if defined(__x86_64__)
+#define PW_TARGET_AVX512VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+#endif
+
 /// Splits `count` items into tasks of about `count / (threads × 4)` items, multiples of `granule`.
 int pw_task_size(int count, int threads, int granule);
 

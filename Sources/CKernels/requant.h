@@ -73,6 +73,42 @@ PW_TARGET_AVX512VNNI PW_INLINE void pw_requant16_avx512(__m512i acc, const pw_re
     r = _mm512_min_epi32(_mm512_max_epi32(r, _mm512_set1_epi32(q->act_min)), _mm512_set1_epi32(q->act_max));
     _mm_mask_storeu_epi8(out, (__mmask16)((count >= 16) ? 0xFFFF : ((1u << count) - 1u)), _mm512_cvtepi32_epi8(r));
 }
+
+/// The requantization constants of 16 channels, loaded once per block of channels and kept in
+/// registers while a kernel runs over many pixels (pw_requant16_avx512 reloads them per call).
+typedef struct {
+    __m512i m, m_odd, left, right, mask, threshold;
+} pw_rq16_avx512;
+
+PW_TARGET_AVX512VNNI PW_INLINE pw_rq16_avx512 pw_rq16_load_avx512(const int32_t *multiplier, const int32_t *left,
+                                                                  const int32_t *right) {
+    pw_rq16_avx512 c;
+    c.m = _mm512_loadu_si512(multiplier);
+    c.m_odd = _mm512_srli_epi64(c.m, 32);
+    c.left = _mm512_loadu_si512(left);
+    c.right = _mm512_loadu_si512(right);
+    const __m512i one = _mm512_set1_epi32(1);
+    c.mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, c.right), one);
+    c.threshold = _mm512_srai_epi32(c.mask, 1);
+    return c;
+}
+
+/// pw_requantize on 16 lanes (bias already in `acc`), then + offset and the activation clamp:
+/// the same steps as pw_requant16_avx512 with the per-channel constants hoisted.
+PW_TARGET_AVX512VNNI PW_INLINE __m512i pw_rq16_apply_avx512(__m512i acc, const pw_rq16_avx512 *c, __m512i offset,
+                                                            __m512i lo, __m512i hi) {
+    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    __m512i x = _mm512_sllv_epi32(acc, c->left);
+    __m512i even = _mm512_add_epi64(_mm512_mul_epi32(x, c->m), nudge);
+    __m512i odd = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), c->m_odd), nudge);
+    __m512i high = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31), _mm512_slli_epi64(odd, 1));
+    __m512i remainder = _mm512_and_si512(high, c->mask);
+    __m512i threshold = _mm512_add_epi32(c->threshold, _mm512_srli_epi32(high, 31));
+    __mmask16 up = _mm512_cmpgt_epi32_mask(remainder, threshold);
+    __m512i shifted = _mm512_srav_epi32(high, c->right);
+    __m512i r = _mm512_mask_add_epi32(shifted, up, shifted, _mm512_set1_epi32(1));
+    return _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, offset), lo), hi);
+}
 #endif
 
 #if defined(__aarch64__)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 static uint64_t state = 1;
 static uint64_t next(void) {
@@ -16,6 +17,35 @@ static uint64_t next(void) {
     return z ^ (z >> 31);
 }
 static int range(int lo, int hi) { return lo + (int)(next() % (uint64_t)(hi - lo + 1)); }
+
+/// The pool runs every task of every run exactly once, and returns only when all are done.
+typedef struct { int *counts; int tasks; } pool_job;
+static void count_task(void *context, int task, int thread) {
+    pool_job *job = context;
+    (void)thread;
+    __atomic_fetch_add(&job->counts[task], 1, __ATOMIC_RELAXED);
+}
+
+static int check_pool(void) {
+    int failures = 0;
+    for (int threads = 2; threads <= 3; threads++) {
+        pw_pool *pool = pw_pool_create(threads);
+        int counts[300];
+        for (int run = 0; run < 20000; run++) {
+            pool_job job = {counts, range(1, 300)};
+            memset(counts, 0, sizeof(counts));
+            pw_pool_run(pool, job.tasks, count_task, &job);
+            for (int t = 0; t < job.tasks; t++) {
+                if (__atomic_load_n(&counts[t], __ATOMIC_RELAXED) != 1) {
+                    if (failures++ < 5) printf("POOL MISMATCH threads %d run %d task %d ran %d times\n", threads, run, t, counts[t]);
+                }
+            }
+        }
+        pw_pool_destroy(pool);
+    }
+    printf("pool: 40000 runs, %d mismatches\n", failures);
+    return failures;
+}
 
 int main(void) {
     int variants[PW_ISA_COUNT], count = 0;
@@ -33,7 +63,7 @@ int main(void) {
         g.input_height = range(1, 12);
         g.input_width = range(1, 12);
         g.input_depth = trial % 4 == 0 ? 4 * range(1, 16) : range(1, 48);
-        g.output_depth = depthwise ? g.input_depth : range(1, 70);
+        g.output_depth = depthwise ? g.input_depth : range(1, 130);
         int pointwise = trial % 4 == 0;
         g.filter_height = pointwise ? 1 : range(1, 3);
         g.filter_width = pointwise ? 1 : range(1, 3);
@@ -92,5 +122,26 @@ int main(void) {
     }
     pw_pool_destroy(pool);
     printf("%d cases, %d mismatches\n", cases, failures);
+    // SQRT float32: every variant against libm's sqrtf, bit for bit (IEEE square root).
+    int sqrt_failures = 0;
+    enum { FLOATS = 4099 };
+    static float values[FLOATS], roots[FLOATS];
+    for (int i = 0; i < FLOATS; i++) {
+        uint32_t bits = (uint32_t)next();
+        if (i % 3 == 0) bits &= 0x7FFFFFFFu;  // mostly non-negative, some negative (NaN)
+        memcpy(&values[i], &bits, 4);
+    }
+    for (int v = 0; v < count; v++) {
+        pw_sqrt_float(variants[v], FLOATS, values, roots);
+        for (int i = 0; i < FLOATS; i++) {
+            float expected = sqrtf(values[i]);
+            if (memcmp(&expected, &roots[i], 4) != 0 && !(isnan(expected) && isnan(roots[i]))) {
+                if (sqrt_failures++ < 5) printf("SQRT MISMATCH %s element %d\n", pw_isa_name(variants[v]), i);
+            }
+        }
+    }
+    printf("sqrt: %d variants × %d values, %d mismatches\n", count, FLOATS, sqrt_failures);
+    failures += sqrt_failures;
+    failures += check_pool();
     return failures != 0;
 }

@@ -21,7 +21,7 @@ import InferenceCore
         c.inputHeight = random.int(1...13)
         c.inputWidth = random.int(1...13)
         c.inputDepth = random.int(1...48)
-        c.outputDepth = depthwise ? c.inputDepth : random.int(1...40)
+        c.outputDepth = depthwise ? c.inputDepth : random.int(1...72)  // 8-row and 6x64 tiles, both operand orders
         switch random.int(0...3) {
         case 0:
             c.filterHeight = 1
@@ -88,7 +88,7 @@ import InferenceCore
             c.dilationHeight = 1
             c.dilationWidth = 1
             c.inputDepth = 4 * random.int(1...24)
-            c.outputDepth = random.int(1...70)
+            c.outputDepth = random.int(1...130)  // up to 9 blocks of 16: every avx512vnni tile (6x4, 6x2, 6x1, 8xN)
             c.multipliers = [c.multipliers[0]]
             guard let result = KernelCheck.convolution(c, variant: variant) else { continue }
             if let mismatch = Self.firstMismatch(result) {
@@ -126,6 +126,8 @@ import InferenceCore
         let shapes: [([Int], [Int])] = [
             ([1, 7, 9, 16], [1, 7, 9, 16]), ([4099], [4099]), ([1, 1, 3], [1, 1, 3]), ([2, 5, 5, 3], [3]),
             ([3], [2, 5, 5, 3]), ([1, 6, 6, 17], [1, 6, 6, 1]), ([1, 1], [1, 1]), ([2, 1, 4], [1, 3, 1]), ([5, 1], [1]),
+            // long runs against a value or a short repeated operand (the 64-byte vpermi2b lookups)
+            ([1, 25, 23, 3], [3]), ([2], [2, 700, 2]), ([3000], [1]), ([1], [1, 3000]),
         ]
         var seed: UInt64 = 1
         for operation in [KernelCheck.BinaryOperation.add, .sub, .mul] {
@@ -182,6 +184,25 @@ import InferenceCore
         }
     }
 
+    @Test(arguments: OptimizedKernelTests.variants)
+    func sqrtAndArgMaxMatchTheReference(_ variant: KernelVariant) throws {
+        var random = KernelCheck.Random(seed: 13)
+        var values: [Float] = [0, -0, 1, 2, -1, .infinity, -.infinity, .nan, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        for _ in 0..<1000 { values.append(Float(bitPattern: UInt32(truncatingIfNeeded: random.next()) & 0x7FFF_FFFF)) }
+        for count in [values.count, 37, 16, 15, 1] {
+            let result = try #require(KernelCheck.sqrt(Array(values.prefix(count)), variant: variant))
+            if let index = result.reference.indices.first(where: { result.reference[$0] != result.optimized[$0] }) {
+                Issue.record("\(variant) sqrt count \(count) element \(index): \(result.reference[index]) vs \(result.optimized[index])")
+            }
+        }
+        for index in 0..<60 {
+            let outer = random.int(1...3), axis = random.int(1...300), inner = random.int(1...140)
+            let result = try #require(KernelCheck.argMax(outer: outer, axis: axis, inner: inner, signed: index % 2 == 0,
+                                                         int64Output: index % 3 == 0, seed: UInt64(index), variant: variant))
+            #expect(result.reference == result.optimized, "\(variant) argmax \(outer)×\(axis)×\(inner)")
+        }
+    }
+
     @Test(.enabled(if: TestPaths.moveNetAvailable, "needs ../shared/models (absent in a user's checkout)"),
           arguments: OptimizedKernelTests.variants)
     func moveNetOutputsMatchTheReferenceKernelsExactly(_ variant: KernelVariant) throws {
@@ -189,6 +210,9 @@ import InferenceCore
         let reference = try Interpreter(model: model, registry: .reference)
         let optimized = try Interpreter(model: model, registry: KernelRegistry(preferredVariant: variant, threadCount: 2))
         #expect(optimized.kernelNames.filter { $0 != "reference" }.count >= 80)
+        // The input's CAST → QUANTIZE and the head's DEQUANTIZE → SQRT → QUANTIZE run as fused
+        // byte tables, so the comparison below covers ByteChainFusion too.
+        #expect(optimized.kernelNames.filter { $0.hasPrefix("fused-into-") }.count >= 3)
         var random = KernelCheck.Random(seed: 9)
         for _ in 0..<2 {
             let a = reference.inputBytes(0), b = optimized.inputBytes(0)

@@ -31,7 +31,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Kernel variant: reference, or an optimised one (\(KernelVariant.allCases.dropFirst().map(\.rawValue).joined(separator: ", "))); default: the best this CPU supports.")
     var variant: String?
 
-    @Flag(help: "List the kernel each operator runs.")
+    @Flag(help: "List the kernel each operator runs, with its median time per invoke, and the time per kernel.")
     var kernels = false
 
     func run() throws {
@@ -83,8 +83,32 @@ struct BenchCommand: ParsableCommand {
             print("heap allocations per invoke: n/a (preload Tests/Support/malloc-count-preload.c, as Tests/Benchmarks/compare_litert.py does)")
         }
         if kernels {
+            // A second series of invokes with a clock read after every node (kept out of the
+            // latency figures above): each node's median time, and the totals per kernel.
+            let operators = interpreter.kernelVariants.map(\.operatorName)
+            let times = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: names.count)
+            defer { times.deallocate() }
+            var perNode = [[Double]](repeating: [], count: names.count)
+            for _ in 0..<iterations {
+                times.initialize(repeating: 0)
+                try interpreter.invoke(addingNodeTimesTo: times)
+                for index in names.indices { perNode[index].append(Double(times[index]) / 1000) }
+            }
+            let medians = perNode.map { $0.sorted()[$0.count / 2] }
+            let total = medians.reduce(0, +)
+            print("per node (median µs over \(iterations) invokes, clock read after every node; sum \(format1(total)) µs):")
             for (index, name) in names.enumerated() {
-                print("  \(index)\t\(interpreter.kernelVariants[index].operatorName)\t\(name)")
+                print("  \(index)\t\(operators[index])\t\(name)\t\(format1(medians[index]))")
+            }
+            var byKernel: [String: (count: Int, micros: Double)] = [:]
+            for (index, name) in names.enumerated() {
+                let key = name == "reference" ? "\(operators[index]) reference" : name
+                byKernel[key, default: (0, 0)].count += 1
+                byKernel[key, default: (0, 0)].micros += medians[index]
+            }
+            print("per kernel (nodes, µs, share):")
+            for (name, entry) in byKernel.sorted(by: { $0.value.micros > $1.value.micros }) {
+                print("  \(name)\t\(entry.count)\t\(format1(entry.micros))\t\(format1(100 * entry.micros / max(total, 1)))%")
             }
         }
     }
@@ -94,6 +118,12 @@ struct BenchCommand: ParsableCommand {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+}
+
+/// One decimal without Foundation.
+private func format1(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(abs(tenths % 10))"
 }
 
 /// Three decimals without Foundation.

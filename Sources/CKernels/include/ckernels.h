@@ -67,6 +67,8 @@ void pw_gemm_destroy(pw_gemm_plan *plan);
 int pw_gemm_isa(const pw_gemm_plan *plan);
 /// Whether the plan reads input rows in place (1x1, stride 1, no padding, depth % 4 == 0).
 int pw_gemm_is_direct(const pw_gemm_plan *plan);
+/// The register tile the plan runs: rows (pixels) × output channels per step.
+void pw_gemm_tile(const pw_gemm_plan *plan, int *rows, int *channels);
 /// Runs the convolution. Allocation-free.
 void pw_conv_run(const pw_gemm_plan *plan, pw_pool *pool, const int8_t *input, int8_t *output);
 
@@ -97,16 +99,27 @@ void pw_mul_int8(const pw_mul_params *p, int isa, pw_pool *pool, const int8_t *a
 
 /// Any int8 × int8 → int8 binary operator as a 256×256 table (built at Prepare by running the
 /// reference kernel on all 65536 pairs, so exact by construction), over numpy broadcasting:
-/// `dimensions`, `strides1`, `strides2` are the 6-D plan of the reference (0 = broadcast).
-void pw_binary_table_int8(const uint8_t *table, const int64_t *dimensions, const int64_t *strides1,
+/// `dimensions`, `strides1`, `strides2` are the 6-D plan of the reference (0 = broadcast). With
+/// `isa` avx512vnni on a CPU with AVX512_VBMI, long runs against a value or a short repeated
+/// operand look up 64 bytes at a time (vpermi2b).
+void pw_binary_table_int8(int isa, const uint8_t *table, const int64_t *dimensions, const int64_t *strides1,
                           const int64_t *strides2, const int8_t *a, const int8_t *b, int8_t *out);
 
 /// out[i] = table[in[i]] for a 1-byte input, entries of `entry_bytes` (1, 2 or 4) bytes: any unary
-/// operator on int8/uint8 (QUANTIZE int→int, CAST, DEQUANTIZE), the table built by the reference.
-void pw_lookup_u8(const void *table, int entry_bytes, int64_t count, const uint8_t *input, void *output);
+/// operator on int8/uint8 (QUANTIZE int→int, CAST, DEQUANTIZE), the table built by the reference
+/// (1-byte entries: vpermi2b with `isa` avx512vnni where the CPU has AVX512_VBMI).
+void pw_lookup_u8(int isa, const void *table, int entry_bytes, int64_t count, const uint8_t *input, void *output);
 
 /// QUANTIZE float32 → int8 (AffineQuantize): clamp(saturate(round_half_away(x / scale)) + zero_point).
 void pw_quantize_float_int8(float scale, int32_t zero_point, int64_t count, const float *input, int8_t *output);
+
+/// SQRT float32: IEEE square root (correctly rounded at every width, as the reference's).
+void pw_sqrt_float(int isa, int64_t count, const float *input, float *output);
+
+/// ARG_MAX over 8-bit data ([outer][axis][inner], signed or not): the first index of the largest
+/// value along the axis, as int32 or int64.
+void pw_argmax_8bit(int is_signed, int64_t outer, int64_t axis, int64_t inner, const void *input, void *output,
+                    int output_int64);
 
 typedef struct {
     int32_t batches, input_height, input_width, depth, output_height, output_width;

@@ -52,6 +52,10 @@ public final class Interpreter {
         for node in model.operators {
             prepared.append(try context.prepare(node))
         }
+        // Chains of byte-table operators become one table (optimised kernels only; the fused
+        // node's output is then written by the first node of the chain, which the lifetimes
+        // below follow).
+        prepared = ByteChainFusion.fuse(prepared, graphOutputs: Set(model.outputIndices))
 
         // Lifetimes: graph inputs and outputs live across the whole invoke; others from their
         // producer to their last consumer.
@@ -61,7 +65,7 @@ public final class Interpreter {
             firstUse[input] = 0
             lastUse[input] = nodeCount
         }
-        for node in model.operators {
+        for node in prepared {
             for tensor in node.inputs + node.outputs where tensor >= 0 {
                 firstUse[tensor] = min(firstUse[tensor], node.index)
                 lastUse[tensor] = max(lastUse[tensor], node.index)
@@ -179,6 +183,25 @@ public final class Interpreter {
         let workers = pool.pointer
         for index in nodes.indices {
             try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
+        }
+    }
+
+    /// `invoke()` that also adds each node's wall time in nanoseconds (CLOCK_MONOTONIC) to
+    /// `nanoseconds[node]`, for `posewatch bench --kernels`. Kept apart from `invoke()` so the frame
+    /// path reads no clock. `nanoseconds` needs one element per node.
+    public func invoke(addingNodeTimesTo nanoseconds: UnsafeMutableBufferPointer<UInt64>) throws(ModelError) {
+        precondition(nanoseconds.count >= nodes.count, "one time slot per node")
+        let data = UnsafeBufferPointer(tensorData)
+        let workers = pool.pointer
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        var last = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+        for index in nodes.indices {
+            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
+            clock_gettime(CLOCK_MONOTONIC, &time)
+            let now = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+            nanoseconds[index] &+= now &- last
+            last = now
         }
     }
 }

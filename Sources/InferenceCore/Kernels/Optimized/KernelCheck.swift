@@ -241,6 +241,51 @@ extension KernelCheck {
         return (reference, optimized)
     }
 
+    /// (reference, optimised) SQRT float32 of `values`, compared bit for bit.
+    public static func sqrt(_ values: [Float], variant: KernelVariant) -> (reference: [UInt32], optimized: [UInt32])? {
+        var reference = [Float](repeating: 0, count: values.count)
+        var optimized = [Float](repeating: 0, count: values.count)
+        values.withUnsafeBufferPointer { x in
+            reference.withUnsafeMutableBufferPointer {
+                ReferenceKernels.unaryFloat(.sqrt, count: values.count, input: x.baseAddress!, output: $0.baseAddress!)
+            }
+        }
+        guard let kernel = OptimizedKernel.binary(.unaryFloat(.sqrt, count: values.count), variant: variant) else { return nil }
+        values.withUnsafeBytes { x in
+            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+        }
+        return (reference.map(\.bitPattern), optimized.map(\.bitPattern))
+    }
+
+    /// (reference, optimised) ARG_MAX over [outer][axis][inner] random 8-bit data (a narrow value
+    /// range, so ties are common), int32 or int64 indices widened to Int64.
+    public static func argMax(outer: Int, axis: Int, inner: Int, signed: Bool, int64Output: Bool, seed: UInt64,
+                              variant: KernelVariant) -> (reference: [Int64], optimized: [Int64])? {
+        var p = ArgMaxParameters()
+        p.outer = outer
+        p.axisSize = axis
+        p.inner = inner
+        p.inputType = signed ? .int8 : .uint8
+        p.outputType = int64Output ? .int64 : .int32
+        var random = Random(seed: seed)
+        let input = (0..<(outer * axis * inner)).map { _ in UInt8(truncatingIfNeeded: Int(random.next() % 7) + (signed ? 124 : 250)) }
+        let bytes = outer * inner * (int64Output ? 8 : 4)
+        var reference = [UInt8](repeating: 0, count: bytes)
+        var optimized = [UInt8](repeating: 0x55, count: bytes)
+        input.withUnsafeBytes { x in reference.withUnsafeMutableBytes { ReferenceKernels.argMax(p, input: x.baseAddress!, output: $0.baseAddress!) } }
+        guard let kernel = OptimizedKernel.binary(.argMax(p), variant: variant) else { return nil }
+        input.withUnsafeBytes { x in
+            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+        }
+        func widen(_ raw: [UInt8]) -> [Int64] {
+            raw.withUnsafeBytes { b in
+                (0..<(outer * inner)).map { int64Output ? b.load(fromByteOffset: $0 * 8, as: Int64.self)
+                    : Int64(b.load(fromByteOffset: $0 * 4, as: Int32.self)) }
+            }
+        }
+        return (widen(reference), widen(optimized))
+    }
+
     /// (reference, optimised) QUANTIZE int8 → int8 (requantize) over all 256 inputs.
     public static func requantizeAllBytes(inputZeroPoint: Int32, outputZeroPoint: Int32, multiplier: Double,
                                           variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {

@@ -5,8 +5,9 @@ import CKernels
 /// fixed. Immutable after Prepare; `run` allocates nothing.
 ///
 /// Covered: CONV_2D int8 (1x1 as GEMM in place, any other filter through per-tile patches),
-/// DEPTHWISE_CONV_2D int8 with depth multiplier 1, element-wise (same-shape) ADD/SUB/MUL int8,
-/// RESIZE_BILINEAR int8. Everything else runs the reference kernels.
+/// DEPTHWISE_CONV_2D int8 with depth multiplier 1, ADD/SUB/MUL int8 (SIMD or a 64 KiB table),
+/// RESIZE_BILINEAR int8, byte-input unary operators as tables, QUANTIZE float → int8, SQRT
+/// float32, ARG_MAX over 8-bit data. Everything else runs the reference kernels.
 final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-only after Prepare
     enum Operation {
         case convolution(OpaquePointer)
@@ -21,6 +22,12 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         case byteTable(UnsafeMutableRawPointer, entryBytes: Int, count: Int)
         /// QUANTIZE float32 → int8.
         case quantize(scale: Float, zeroPoint: Int32, count: Int)
+        /// SQRT float32.
+        case sqrt(count: Int)
+        /// ARG_MAX over int8/uint8.
+        case argMax(ArgMaxParameters)
+        /// Nothing: the previous node's table already produced this node's output (ByteChainFusion).
+        case fused
     }
 
     let operation: Operation
@@ -28,7 +35,7 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
     /// XNNPACK-style name: operator, tile, ISA (e.g. "conv-gemm-8x16c4-avx512vnni").
     let name: String
 
-    private init(_ operation: Operation, variant: KernelVariant, name: String) {
+    init(_ operation: Operation, variant: KernelVariant, name: String) {
         self.operation = operation
         self.variant = variant
         self.name = name
@@ -70,13 +77,21 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             pw_resize_bilinear_int8(&p, isa, pool, input.assumingMemoryBound(to: Int8.self),
                                     output.assumingMemoryBound(to: Int8.self))
         case .table(let table, let plan):
-            pw_binary_table_int8(table, plan, plan + 6, plan + 12, input.assumingMemoryBound(to: Int8.self),
+            pw_binary_table_int8(isa, table, plan, plan + 6, plan + 12, input.assumingMemoryBound(to: Int8.self),
                                  secondInput!.assumingMemoryBound(to: Int8.self), output.assumingMemoryBound(to: Int8.self))
         case .byteTable(let table, let entryBytes, let count):
-            pw_lookup_u8(table, Int32(entryBytes), Int64(count), input.assumingMemoryBound(to: UInt8.self), output)
+            pw_lookup_u8(isa, table, Int32(entryBytes), Int64(count), input.assumingMemoryBound(to: UInt8.self), output)
         case .quantize(let scale, let zeroPoint, let count):
             pw_quantize_float_int8(scale, zeroPoint, Int64(count), input.assumingMemoryBound(to: Float.self),
                                    output.assumingMemoryBound(to: Int8.self))
+        case .sqrt(let count):
+            pw_sqrt_float(isa, Int64(count), input.assumingMemoryBound(to: Float.self),
+                          output.assumingMemoryBound(to: Float.self))
+        case .fused:
+            break
+        case .argMax(let p):
+            pw_argmax_8bit(p.inputType == .int8 ? 1 : 0, Int64(p.outer), Int64(p.axisSize), Int64(p.inner), input,
+                           output, p.outputType == .int64 ? 1 : 0)
         }
     }
 
@@ -143,11 +158,16 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
 
     static let pairs = BroadcastPlan([65536], [65536], output: [65536])
 
+    /// From this many elements on, ADD/SUB/MUL look their answers up in a 64 KiB table even when
+    /// the shapes match: three requantizations per element cost ~1 ns with AVX-512, a lookup
+    /// ~0.3 ns (MoveNet's residual adds: 270 → ~90 µs per invoke); below, building the table
+    /// (65536 reference evaluations at Prepare) is not worth it.
+    static let tableMinimumCount = 2048
+
     /// The optimised kernel for a prepared node in `variant`, or nil when the node has no
     /// optimised form (then the reference kernel runs).
     static func make(for kernel: Kernel, node: OperatorNode, model: Model, variant: KernelVariant) -> OptimizedKernel? {
         guard variant != .reference, pw_isa_supported(variant.isa) != 0 else { return nil }
-        let isa = variant.isa
         func constant<T>(_ position: Int, _ type: T.Type) -> UnsafePointer<T>? {
             guard position < node.inputs.count, node.inputs[position] >= 0,
                 let bytes = model.constantBytes(node.inputs[position]), let base = bytes.baseAddress,
@@ -188,8 +208,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         }
         guard let plan else { return nil }
         let direct = pw_gemm_is_direct(plan) != 0
+        var rows: Int32 = 0, channels: Int32 = 0
+        pw_gemm_tile(plan, &rows, &channels)
         return OptimizedKernel(.convolution(plan), variant: variant,
-                               name: "conv-\(direct ? "gemm" : "patch-gemm")-\(variant.gemmTile)-\(variant.rawValue)")
+                               name: "conv-\(direct ? "gemm" : "patch-gemm")-\(rows)x\(channels)c4-\(variant.rawValue)")
     }
 
     /// Element-wise, broadcast (table) and resize kernels: everything but the convolutions.
@@ -197,10 +219,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
         guard variant != .reference, pw_isa_supported(variant.isa) != 0 else { return nil }
         switch kernel {
         case .addSubInt8(let p):
-            guard p.plan.isElementwise else {
+            guard p.plan.isElementwise, p.plan.count < tableMinimumCount else {
                 var all = p
                 all.plan = pairs
-                return tableKernel(p.plan, variant: variant, name: "\(p.isSubtraction ? "sub" : "add")-broadcast-table") {
+                return tableKernel(p.plan, variant: variant, name: "\(p.isSubtraction ? "sub" : "add")-\(p.plan.isElementwise ? "" : "broadcast-")table") {
                     ReferenceKernels.addSubInt8(all, $0, $1, $2)
                 }
             }
@@ -221,10 +243,10 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             return OptimizedKernel(.add(c, count: p.plan.count), variant: variant,
                                    name: "\(p.isSubtraction ? "sub" : "add")-elementwise-\(variant.rawValue)")
         case .mulInt8(let p):
-            guard p.plan.isElementwise else {
+            guard p.plan.isElementwise, p.plan.count < tableMinimumCount else {
                 var all = p
                 all.plan = pairs
-                return tableKernel(p.plan, variant: variant, name: "mul-broadcast-table") {
+                return tableKernel(p.plan, variant: variant, name: "mul-\(p.plan.isElementwise ? "" : "broadcast-")table") {
                     ReferenceKernels.mulInt8(all, $0, $1, $2)
                 }
             }
@@ -261,6 +283,19 @@ final class OptimizedKernel: @unchecked Sendable {  // immutable C plans, read-o
             guard outputType == .int8 else { return nil }
             return OptimizedKernel(.quantize(scale: scale, zeroPoint: zeroPoint, count: count), variant: variant,
                                    name: "quantize-float-int8")
+        case .lookupTable(let count, let table):
+            return byteTableKernel(entryBytes: 1, count: count, variant: variant, name: "lookup-table") { input, output in
+                ReferenceKernels.lookup(count: 256, table: table, input: input.assumingMemoryBound(to: UInt8.self),
+                                        output: output.assumingMemoryBound(to: UInt8.self))
+            }
+        case .unaryFloat(let operation, let count):
+            guard case .sqrt = operation else { return nil }
+            return OptimizedKernel(.sqrt(count: count), variant: variant, name: "sqrt-\(variant.rawValue)")
+        case .argMax(let p):
+            guard p.inputType == .int8 || p.inputType == .uint8, p.outputType == .int32 || p.outputType == .int64,
+                  p.axisSize > 0
+            else { return nil }
+            return OptimizedKernel(.argMax(p), variant: variant, name: "argmax-8bit")
         case .resizeBilinearInteger(let p, let type):
             guard type == .int8 else { return nil }
             var c = pw_resize_params()
@@ -314,15 +349,6 @@ extension KernelVariant {
         case .avx512vnni: Int32(PW_ISA_AVX512VNNI)
         case .neon: Int32(PW_ISA_NEON)
         case .neondot: Int32(PW_ISA_NEONDOT)
-        }
-    }
-
-    /// The GEMM tile (rows × channels, c4 packing) this ISA runs.
-    var gemmTile: String {
-        switch self {
-        case .avx512vnni: "4x64c4"
-        case .neondot: "4x16c4"
-        default: "2x16c4"
         }
     }
 

@@ -89,6 +89,37 @@ import Glibc
         #expect(result.error.contains("posewatch stopped (end of input)"))
     }
 
+    /// Each summary covers its own interval: over a whole clip, the frames the summaries report as
+    /// processed plus those they report as dropped are exactly the clip's frames (a summary that
+    /// repeated the run's totals would count them several times).
+    @Test func summariesCoverOneIntervalEachAndAccountForEveryFrame() throws {
+        guard let moveNet = Self.moveNet else {
+            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
+            return
+        }
+        let clip = writeEmptyRoomClip(seconds: 4)
+        let result = PosewatchProcess.run(["run", "--input", clip, "--leds", "console", "--config", writeConfig(moveNet)])
+        #expect(result.status == 0, "\(result.error)")
+        var processed = 0, dropped = 0, summaries = 0, lastTotal = -1
+        for line in result.error.split(separator: "\n") where line.contains("POSEWATCH_EVENT=summary") {
+            var fields: [Substring: Int] = [:]
+            for word in line.split(separator: " ") {
+                let parts = word.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, let value = Int(parts[1]) { fields[parts[0]] = value }
+            }
+            let frames = try #require(fields["FRAMES"]), drops = try #require(fields["DROPPED_FRAMES"])
+            // summary_interval = 1 at 15 fps: an interval (stretched by at most one frame) holds ~15.
+            #expect(frames + drops <= 25, "\(line)")
+            processed += frames
+            dropped += drops
+            summaries += 1
+            lastTotal = fields["DROPPED_FRAMES_TOTAL"] ?? -1
+        }
+        #expect(summaries >= 4)
+        #expect(processed + dropped == 4 * 15, "processed \(processed) + dropped \(dropped) in \(summaries) summaries")
+        #expect(lastTotal == dropped)
+    }
+
     @Test func sigtermStopsTheLoopWithinASecond() throws {
         guard let moveNet = Self.moveNet else {
             print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
@@ -105,8 +136,20 @@ import Glibc
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         let log = directory + "/sigterm.log"
         posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        #expect(posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0)
+        // Start it the way systemd does: no signal blocked, default dispositions. (The test runner
+        // blocks signals on its threads, and a child inherits that mask, which would hide a thread
+        // of posewatch that lets SIGTERM kill it instead of reaching the loop's signalfd.)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        #expect(posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ) == 0)
         posix_spawn_file_actions_destroy(&actions)
+        posix_spawnattr_destroy(&attributes)
         usleep(4_000_000)  // loaded and looping (summaries every second)
         var start = timespec(), end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
@@ -115,7 +158,7 @@ import Glibc
         waitpid(pid, &status, 0)
         clock_gettime(CLOCK_MONOTONIC, &end)
         let milliseconds = (end.tv_sec - start.tv_sec) * 1000 + (end.tv_nsec - start.tv_nsec) / 1_000_000
-        #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status)")
+        #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status) (a signal number in the low bits: killed by it)")
         // The signal is read between frames, so one frame in flight can delay it: within 1 s of
         // that frame (on a Pi or a release build a frame is tens of milliseconds; a debug build is slower).
         var text = ""

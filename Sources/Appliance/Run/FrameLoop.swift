@@ -267,6 +267,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             framesAtSummaryStart = pipeline.frames
         }
         logger.notice(final ? "final summary" : "summary", fields)
+        // FPS, FRAMES, DROPPED_FRAMES and the inference percentiles cover one interval each.
+        summary.startInterval(at: now)
     }
 
     private mutating func handleSignals() {

@@ -21,8 +21,14 @@ check() {  # check "name" cmd…: PASS/FAIL by the command's status
     local name=$1; shift
     if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name"; fi
 }
-# Extra material for the host, on ttyS1 (amd64); on a board without it, into a file.
-if [ -c /dev/ttyS1 ] && [ "$(cat /sys/class/tty/ttyS1/type 2>/dev/null)" != 0 ]; then exec 8>/dev/ttyS1; else exec 8>/run/systest-artifacts.log; fi
+# Extra material for the host, on the serial port the kernel command line names (systest.artifacts=:
+# ttyS1 on amd64, a PCI serial port on arm64); without one, into a file.
+port=$(sed -n 's/.*systest\.artifacts=\([A-Za-z0-9]*\).*/\1/p' /proc/cmdline)
+if [ -n "$port" ] && [ -c "/dev/$port" ] && [ "$(cat "/sys/class/tty/$port/type" 2>/dev/null)" != 0 ]; then
+    exec 8>"/dev/$port"
+else
+    exec 8>/run/systest-artifacts.log
+fi
 artifact() { echo "===== $1" >&8; shift; "$@" >&8 2>&1; }
 
 # A sleep that forks nothing (the LED sampler calls it hundreds of times; forks are slow in TCG).

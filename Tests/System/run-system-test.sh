@@ -246,9 +246,11 @@ root_pkgs="systemd-sysv,udev,dbus,kmod,procps,v4l-utils,gpiod,jq,libv4l-0,libv4l
 rootfs_cpio="" pkgs="" bg_pid=""
 rootfs_key() {
     pkgs=$root_pkgs
+    # debootstrap --include takes real package names only: trixie's 64-bit-time_t libraries are
+    # libv4l-0t64 and libv4lconvert0t64 (they provide the old names the package depends on).
     case "$suite" in
         bookworm) pkgs="$pkgs,libgpiod2" ;;
-        trixie) pkgs="$pkgs,libgpiod3" ;;
+        trixie) pkgs="${pkgs/libv4l-0,libv4lconvert0,/libv4l-0t64,libv4lconvert0t64,},libgpiod3" ;;
     esac
     # The cache key covers everything that goes into the image, so a change rebuilds it.
     # Bump rootfs_recipe when the steps of rootfs_finish change.
@@ -395,7 +397,7 @@ echo "logs: $work/console.log (serial), $work/artifacts.log (guest journal), $wo
 [ "$fails" = 0 ] && [ "$finished" = yes ]
 }
 
-# Everything runs from functions called on the last line: bash has then read the whole file, so
-# editing the script while a run is going cannot derail it.
-main
-run_all
+# Everything runs from functions called on the last line, which ends with exit: bash reads a
+# script as it goes, so this way an edit to the file during a run cannot derail it (bash would go
+# on reading the changed file at its old offset after run_all returned).
+main; run_all; exit

@@ -43,6 +43,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private var nextSummary = MonotonicInstant(nanoseconds: 0)
     private var nextStatus = MonotonicInstant(nanoseconds: 0)
     private var firstFrameTime: MonotonicInstant?
+    /// The capture time of the newest frame processed (cameras only: file timestamps are stream time).
+    private var newestFrameTime: MonotonicInstant?
     private let allocations = AllocationProbe()
     /// Allocations made while handling frames (capture, models, pipeline, event logging) in the
     /// current summary interval. LED writes are measured apart (GPIO writes are allocation-free in
@@ -146,6 +148,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             let estimate = estimator.estimate(servicing: &outputs)
             let start = firstFrameTime ?? estimate.timestamp
             firstFrameTime = start
+            if Source.isCamera { newestFrameTime = estimate.timestamp }
             let seconds = Double(estimate.timestamp.nanoseconds - start.nanoseconds) / 1e9
             let step = pipeline.process(estimate.pose, at: seconds)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
@@ -237,6 +240,14 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private mutating func logSummary(at now: MonotonicInstant, final: Bool) {
         var fields = summary.fields(at: now)
         fields.event = .summary
+        if let newestFrameTime {
+            // How old the newest processed frame is: how far the loop lags behind the camera. The
+            // interval's counts are exact up to that frame (drops are known from the driver's
+            // sequence numbers only once a later frame is dequeued), so camera rate =
+            // (FRAMES + DROPPED_FRAMES) / the time between two summaries' newest frames.
+            let age = Double(now.nanoseconds - newestFrameTime.nanoseconds) / 1e6
+            fields.extra.append(LogField("FRAME_AGE_MS", .decimal(age, fractionDigits: 1)))
+        }
         if allocations.count != nil {
             // Measured with the malloc-counting preload: allocations on the frame path per frame.
             let frames = pipeline.frames - framesAtSummaryStart

@@ -10,7 +10,7 @@
 #   - journal (native protocol): SYSLOG_IDENTIFIER=posewatch, CODE_FILE/LINE/FUNC, POSEWATCH_EVENT
 #     start|summary|camera|error|stop; summaries every journal.summary_interval s with FPS,
 #     DROPPED_FRAMES, INFERENCE_MS, FRAMES, each covering its own interval (FRAMES+DROPPED_FRAMES =
-#     frames the camera delivered in it).
+#     frames the camera delivered in it, exact up to the newest frame, FRAME_AGE_MS old).
 #   - LED timing and the watchdog independent of how long one inference takes (under TCG a MoveNet
 #     frame takes ~0.7 s, longer than a heartbeat pulse): the loop services them between operators.
 #   - camera loss: one PRIORITY≤3 entry per episode, recovery when the device returns, no restart.
@@ -20,12 +20,19 @@ SUMMARY_INTERVAL=4
 CONF=/etc/posewatch/posewatch.toml
 cp "$CONF" /run/posewatch.toml.packaged
 # The owner's config: the named camera, and summaries often enough to measure in a short test.
+# watchdog.max_stall (default 10 s without a processed frame) is raised because the slowed-loop
+# check throttles posewatch to a quarter CPU in an emulated machine, where one frame can then take
+# several seconds, more on a loaded host; the frozen-loop check does not depend on it (a stopped
+# process sends nothing, and WatchdogSec=10s is systemd's).
 cat > "$CONF" <<EOF
 [camera]
 device = "/dev/posewatch-camera"
 
 [journal]
 summary_interval = $SUMMARY_INTERVAL
+
+[watchdog]
+max_stall = 30
 EOF
 
 prop() { systemctl show -p "$1" --value posewatch.service; }
@@ -69,28 +76,30 @@ held=$(gpioinfo posewatch-sim | grep -c '"posewatch" *output')
 
 # ------------------------------------------------------------------ frames and summaries
 # Each summary covers its own interval: FRAMES processed and DROPPED_FRAMES the camera delivered
-# that the loop had no time for. Their sum over consecutive summaries, divided by the time between
-# the first and the last of them (journald's receive stamps), is the rate frames came from vivid.
-# Drops are counted when the loop next dequeues, so each end of the window lags by about one
-# inference; the lags cancel over a window of two intervals.
+# that the loop had no time for, exact up to the newest processed frame (a frame the driver dropped
+# is known from its sequence numbers only once a later one is dequeued). That frame was captured
+# FRAME_AGE_MS before the summary (journald's receive stamp). So over consecutive summaries, the
+# sum of FRAMES + DROPPED_FRAMES divided by the time between the first and the last one's newest
+# frame is the rate frames came from vivid, to about one frame, however long an inference takes.
 # window JSON_ARRAY: "captured/s processed/s dropped processed seconds" over its summaries (the first one is only the start mark).
 window() {
-    jq -r 'if length < 2 then "" else
-        (((.[-1].__MONOTONIC_TIMESTAMP|tonumber) - (.[0].__MONOTONIC_TIMESTAMP|tonumber)) / 1e6) as $dt
+    jq -r 'def frame_time: (.__MONOTONIC_TIMESTAMP|tonumber) / 1e6 - (.FRAME_AGE_MS|tonumber) / 1e3;
+        if length < 2 or any(.[]; .FRAME_AGE_MS == null) then "" else
+        ((.[-1] | frame_time) - (.[0] | frame_time)) as $dt
         | (.[1:] | map(.FRAMES|tonumber) | add) as $f | (.[1:] | map(.DROPPED_FRAMES|tonumber) | add) as $d
         | "\(($f + $d) / $dt) \($f / $dt) \($d) \($f) \($dt)" end' <<<"$1"
 }
 expected=$(awk -v f="${CAMERA_FPS:-0}" -v d="${DECIMATION:-1}" 'BEGIN{printf "%.1f", f / (d > 0 ? d : 1)}')
-within20() { awk -v c="$1" -v e="$2" 'BEGIN{exit !(e > 0 && c >= 0.8 * e && c <= 1.2 * e)}'; }
+within10() { awk -v c="$1" -v e="$2" 'BEGIN{exit !(e > 0 && c >= 0.9 * e && c <= 1.1 * e)}'; }
 wait_for $(( 4 * SUMMARY_INTERVAL + 40 )) at_least 3 "$c_start" POSEWATCH_EVENT=summary
 base_summaries=$(entries "$c_start" POSEWATCH_EVENT=summary | jq -c '.[-3:]')
 read -r base_rate base_fps base_dropped base_frames base_seconds <<<"$(window "$base_summaries")"
-info "summaries: $(jq -r 'map("FPS=\(.FPS) FRAMES=\(.FRAMES) DROPPED_FRAMES=\(.DROPPED_FRAMES) INFERENCE_MS=\(.INFERENCE_MS) P99=\(.INFERENCE_P99_MS)") | join("; ")' <<<"$base_summaries")"
+info "summaries: $(jq -r 'map("FPS=\(.FPS) FRAMES=\(.FRAMES) DROPPED_FRAMES=\(.DROPPED_FRAMES) FRAME_AGE_MS=\(.FRAME_AGE_MS) INFERENCE_MS=\(.INFERENCE_MS) P99=\(.INFERENCE_P99_MS)") | join("; ")' <<<"$base_summaries")"
 if [ -n "${base_rate:-}" ]; then
-    line="$(printf '%.1f' "$base_rate")/s over $(printf '%.1f' "$base_seconds") s ($base_frames processed at $(printf '%.2f' "$base_fps")/s + $base_dropped dropped), expected $expected/s ±20%"
-    within20 "$base_rate" "$expected" && pass "frames captured at the configured rate from vivid: $line"         || fail "frames captured at $line"
+    line="$(printf '%.1f' "$base_rate")/s over $(printf '%.1f' "$base_seconds") s ($base_frames processed at $(printf '%.2f' "$base_fps")/s + $base_dropped dropped), expected $expected/s ±10%"
+    within10 "$base_rate" "$expected" && pass "frames captured at the configured rate from vivid: $line"         || fail "frames captured at $line"
 else
-    fail "fewer than 3 summaries within $(( 4 * SUMMARY_INTERVAL + 40 )) s of the start"
+    fail "no 3 summaries with FRAMES, DROPPED_FRAMES and FRAME_AGE_MS within $(( 4 * SUMMARY_INTERVAL + 40 )) s of the start"
 fi
 
 # ------------------------------------------------------------------ journal fields
@@ -105,25 +114,25 @@ else
 fi
 
 # ------------------------------------------------------------------ slowed loop
-# Half a CPU for posewatch: it processes fewer frames, and the ones it misses must show up as
-# DROPPED_FRAMES, so that processed + dropped is still the camera's rate. (Not less CPU: a frame
-# would then take longer than watchdog.max_stall and the watchdog would rightly restart it.)
-QUOTA=50%
+# A quarter CPU for posewatch: it processes fewer frames, and the ones it misses must show up as
+# DROPPED_FRAMES, so that processed + dropped is still the camera's rate. (Half a CPU did not always
+# slow it: on a loaded host, vivid's busy-waiting capture thread and the harness leave posewatch
+# about that much of the guest's two vCPUs anyway.)
+QUOTA=25%
 c_slow=$(cursor)
 systemctl set-property --runtime posewatch.service CPUQuota=$QUOTA
-# The first summary after the change is still partly unslowed; the second is the start mark (its
-# drop count lags by one slowed inference, like the last one's, so the lags cancel); the two after
-# it are slowed throughout.
+# The first summary after the change is still partly unslowed; the second is the start mark; the
+# two after it are slowed throughout.
 wait_for $(( 5 * SUMMARY_INTERVAL + 60 )) at_least 4 "$c_slow" POSEWATCH_EVENT=summary
 slow_summaries=$(entries "$c_slow" POSEWATCH_EVENT=summary | jq -c '.[1:4]')
 systemctl set-property --runtime posewatch.service CPUQuota=
 read -r slow_rate slow_fps slow_dropped slow_frames slow_seconds <<<"$(window "$slow_summaries")"
-info "slowed (CPUQuota=$QUOTA): $(jq -r 'map("FPS=\(.FPS) FRAMES=\(.FRAMES) DROPPED_FRAMES=\(.DROPPED_FRAMES) INFERENCE_MS=\(.INFERENCE_MS)") | join("; ")' <<<"$slow_summaries")"
+info "slowed (CPUQuota=$QUOTA): $(jq -r 'map("FPS=\(.FPS) FRAMES=\(.FRAMES) DROPPED_FRAMES=\(.DROPPED_FRAMES) FRAME_AGE_MS=\(.FRAME_AGE_MS) INFERENCE_MS=\(.INFERENCE_MS)") | join("; ")' <<<"$slow_summaries")"
 if [ -n "${slow_rate:-}" ] && [ -n "${base_fps:-}" ] && [ "$slow_dropped" -gt 0 ] \
-   && awk -v s="$slow_fps" -v b="$base_fps" 'BEGIN{exit !(s < 0.8 * b)}' && within20 "$slow_rate" "$expected"; then
-    pass "dropped frames counted when slowed (CPUQuota=$QUOTA): processed $(printf '%.2f' "$slow_fps")/s < $(printf '%.2f' "$base_fps")/s before, $slow_dropped dropped, processed + dropped $(printf '%.1f' "$slow_rate")/s = the camera's $expected/s ±20%"
+   && awk -v s="$slow_fps" -v b="$base_fps" 'BEGIN{exit !(s < 0.8 * b)}' && within10 "$slow_rate" "$expected"; then
+    pass "dropped frames counted when slowed (CPUQuota=$QUOTA): processed $(printf '%.2f' "$slow_fps")/s < $(printf '%.2f' "$base_fps")/s before, $slow_dropped dropped, processed + dropped $(printf '%.1f' "$slow_rate")/s over $(printf '%.1f' "$slow_seconds") s = the camera's $expected/s ±10%"
 else
-    fail "slowed loop (CPUQuota=$QUOTA): processed ${slow_fps:-?}/s (before ${base_fps:-?}/s, want < 80 %), dropped ${slow_dropped:-?}, processed + dropped ${slow_rate:-?}/s over ${slow_seconds:-?} s (want $expected/s ±20%)"
+    fail "slowed loop (CPUQuota=$QUOTA): processed ${slow_fps:-?}/s (before ${base_fps:-?}/s, want < 80 %), dropped ${slow_dropped:-?}, processed + dropped ${slow_rate:-?}/s over ${slow_seconds:-?} s (want $expected/s ±10%)"
 fi
 running || fail "posewatch stopped running while slowed: $(systemctl show -p ActiveState,SubState,NRestarts posewatch | tr '\n' ' ')"
 

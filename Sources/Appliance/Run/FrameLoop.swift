@@ -117,6 +117,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             if stopReason != nil { break }
 
             let allocationsBeforeFrame = allocations.count
+            let servicingBeforeFrame = outputs.allocationsWhileServicing
             if waitsInSource {
                 let untilDeadline = max(0, (deadline.nanoseconds - MonotonicInstant.now().nanoseconds) / 1_000_000)
                 processFrame(timeoutMilliseconds: Int32(min(untilDeadline, 100)))
@@ -124,7 +125,9 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
                         || pollSet.returnedEvents(Self.cameraSlot) & Int16(POLLPRI) != 0 {
                 processFrame(timeoutMilliseconds: 0)
             }
-            if let before = allocationsBeforeFrame, let after = allocations.count { frameAllocations += after - before }
+            if let before = allocationsBeforeFrame, let after = allocations.count {
+                frameAllocations += after - before - (outputs.allocationsWhileServicing - servicingBeforeFrame)
+            }
             now = MonotonicInstant.now()
             outputs.service(at: now)
             runTimers(at: now)
@@ -146,6 +149,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         case .frame where loaded:
             // The LEDs and the watchdog are serviced between the model's operators meanwhile.
             let estimate = estimator.estimate(servicing: &outputs)
+            let finished = MonotonicInstant.now()
             let start = firstFrameTime ?? estimate.timestamp
             firstFrameTime = start
             if Source.isCamera { newestFrameTime = estimate.timestamp }
@@ -154,7 +158,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
             if let decision = step.decision { show(decision, at: now) }
             if let repetition = step.repetition { counted(repetition, at: now) }
-            outputs.lastProgress = now
+            outputs.lastProgress = finished
             if !isReady {
                 isReady = true
                 try? notifier.ready()

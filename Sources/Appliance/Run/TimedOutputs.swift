@@ -36,6 +36,11 @@ struct TimedOutputs<Lines: LEDLines & ~Copyable>: ~Copyable {
     private var operatorsUntilClockRead: Int
     private var ledErrors = ErrorEpisode()
     private let logger: Logger
+    private let allocations = AllocationProbe()
+    /// Allocations made while servicing during inference (with the malloc-counting preload; the
+    /// console LED backend formats text, GPIO writes allocate nothing). The loop keeps them out of
+    /// its per-frame count, as it does with the LED writes between frames.
+    private(set) var allocationsWhileServicing: UInt64 = 0
 
     /// Outputs over `lines` (action LEDs then the status LED) starting at `clock()`. MoveNet
     /// Lightning has 157 operators: reading the clock every 4th is ~40 reads per frame, and a
@@ -98,6 +103,8 @@ extension TimedOutputs: InvokeServicePoint where Lines: ~Copyable {
         operatorsUntilClockRead -= 1
         guard operatorsUntilClockRead <= 0 else { return }
         operatorsUntilClockRead = operatorsPerClockRead
+        let before = allocations.count
         service(at: clock())
+        if let before, let after = allocations.count { allocationsWhileServicing += after - before }
     }
 }

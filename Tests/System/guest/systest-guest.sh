@@ -150,7 +150,7 @@ else
 fi
 
 # ------------------------------------------------------------------ install, as an owner would
-DEB=$(ls /root/systest/posewatch_*.deb)
+DEB=$(ls /root/systest/*.deb | head -1)
 info "installing $(basename "$DEB") with dpkg -i (no network: the pose model was pre-placed)"
 t0=${EPOCHREALTIME/./}
 timeout 300 dpkg -i "$DEB" > /run/dpkg.log 2>&1; rc=$?

@@ -18,6 +18,7 @@
 // once the load is gone the pool runs threaded again when its current back-off has run out.
 #include "internal.h"
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <sched.h>
@@ -130,6 +131,13 @@ pw_pool *pw_pool_create(int threads) {
     pthread_mutex_init(&pool->mutex, NULL);
     pthread_cond_init(&pool->wake, NULL);
     pool->workers = calloc((size_t)threads, sizeof(pthread_t));
+    // Workers start with every signal blocked (a new thread inherits its creator's mask): a
+    // process-directed signal such as SIGTERM goes to a thread that does not block it, and a
+    // worker must never be that thread, or the default action kills the process before the frame
+    // loop's signalfd sees it. This holds whatever order the program creates pools and signalfds in.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
     for (int i = 1; i < threads; i++) {
         worker_start *start = malloc(sizeof(worker_start));
         start->pool = pool;
@@ -140,6 +148,7 @@ pw_pool *pw_pool_create(int threads) {
             break;
         }
     }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     return pool;
 }
 

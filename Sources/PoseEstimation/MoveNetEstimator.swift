@@ -96,9 +96,17 @@ public struct MoveNetEstimator: ~Copyable {
     /// Runs the model on the loaded input and returns what it saw. The next frame's region is
     /// chosen here: around this pose, or the whole frame when nobody (or no torso) was found.
     public mutating func estimate() -> PoseEstimate {
+        var none = NoServicePoint()
+        return estimate(servicing: &none)
+    }
+
+    /// `estimate()` with `service` called between the model's operators (the frame loop keeps its
+    /// LED timing and watchdog there while a slow inference runs). `inferenceNanoseconds` includes
+    /// the time spent in it.
+    public mutating func estimate<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) -> PoseEstimate {
         let start = MonotonicInstant.now()
         do {
-            try interpreter.invoke()
+            try interpreter.invoke(servicing: &service)
         } catch {
             // Prepare validated every operator, so Eval cannot fail on a model that loaded.
             preconditionFailure("pose model invoke failed after a successful prepare: \(error)")
@@ -113,4 +121,9 @@ public struct MoveNetEstimator: ~Copyable {
 
     /// Forgets the previous pose: the next frame is looked at whole.
     public mutating func resetCropping() { nextRegion = nil }
+}
+
+/// The service point that does nothing (`estimate()` without one).
+private struct NoServicePoint: InvokeServicePoint {
+    mutating func operatorFinished(_ index: Int) {}
 }

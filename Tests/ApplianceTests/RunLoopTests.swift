@@ -1,5 +1,9 @@
 import Testing
 import Glibc
+import InferenceCore
+import LinuxSystem
+import Outputs
+@testable import Appliance
 
 /// `posewatch run` end to end on a file played in real time, with console LEDs and a test
 /// `NOTIFY_SOCKET`: what systemd and an owner would see. Needs MoveNet from ../shared.
@@ -100,7 +104,19 @@ import Glibc
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        try #require(posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0)
+        // Start it the way systemd does: no signal blocked, default dispositions. (The test runner
+        // blocks signals on its threads, and a child inherits that mask, which would hide a thread
+        // of posewatch that lets SIGTERM kill it instead of reaching the loop's signalfd.)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        try #require(posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ) == 0)
         return pid
     }
 
@@ -127,6 +143,37 @@ import Glibc
             usleep(100_000)
         }
         return false
+    }
+
+    /// Each summary covers its own interval: over a whole clip, the frames the summaries report as
+    /// processed plus those they report as dropped are exactly the clip's frames (a summary that
+    /// repeated the run's totals would count them several times).
+    @Test func summariesCoverOneIntervalEachAndAccountForEveryFrame() throws {
+        guard let moveNet = Self.moveNet else {
+            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
+            return
+        }
+        let clip = writeEmptyRoomClip(seconds: 4)
+        let result = PosewatchProcess.run(["run", "--input", clip, "--leds", "console", "--config", writeConfig(moveNet)])
+        #expect(result.status == 0, "\(result.error)")
+        var processed = 0, dropped = 0, summaries = 0, lastTotal = -1
+        for line in result.error.split(separator: "\n") where line.contains("POSEWATCH_EVENT=summary") {
+            var fields: [Substring: Int] = [:]
+            for word in line.split(separator: " ") {
+                let parts = word.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, let value = Int(parts[1]) { fields[parts[0]] = value }
+            }
+            let frames = try #require(fields["FRAMES"]), drops = try #require(fields["DROPPED_FRAMES"])
+            // summary_interval = 1 at 15 fps: an interval (stretched by at most one frame) holds ~15.
+            #expect(frames + drops <= 25, "\(line)")
+            processed += frames
+            dropped += drops
+            summaries += 1
+            lastTotal = fields["DROPPED_FRAMES_TOTAL"] ?? -1
+        }
+        #expect(summaries >= 4)
+        #expect(processed + dropped == 4 * 15, "processed \(processed) + dropped \(dropped) in \(summaries) summaries")
+        #expect(lastTotal == dropped)
     }
 
     @Test func sighupReloadsTheConfigAndABadFileKeepsTheRunningOne() throws {
@@ -174,7 +221,7 @@ import Glibc
         waitpid(pid, &status, 0)
         clock_gettime(CLOCK_MONOTONIC, &end)
         let milliseconds = (end.tv_sec - start.tv_sec) * 1000 + (end.tv_nsec - start.tv_nsec) / 1_000_000
-        #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status)")
+        #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status) (a signal number in the low bits: killed by it)")
         // The signal is read between frames, so one frame in flight can delay it: within 1 s of
         // that frame (on a Pi or a release build a frame is tens of milliseconds; a debug build is slower).
         let text = contents(of: log)
@@ -198,5 +245,167 @@ import Glibc
         let result = PosewatchProcess.run(["run", "--input", writeEmptyRoomClip(seconds: 1), "--config", config])
         #expect(result.status == 78)
         #expect(result.error.contains("GPIO17"))
+    }
+}
+
+/// A clock the test moves by hand; counts how often it is read.
+final class ManualClock {
+    var now = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+    private(set) var reads = 0
+    func read() -> MonotonicInstant { reads += 1; return now }
+    func advance(milliseconds: Int64) { now = MonotonicInstant(nanoseconds: now.nanoseconds + milliseconds * 1_000_000) }
+    func milliseconds(since start: MonotonicInstant) -> Int64 { (now.nanoseconds - start.nanoseconds) / 1_000_000 }
+}
+
+/// LED lines that record every write with the manual clock's time (milliseconds since `start`).
+struct RecordingLEDLines: LEDLines {
+    final class Log { var writes: [(line: Int, on: Bool, at: Int64)] = [] }
+    let log = Log()
+    let clock: ManualClock
+    let start: MonotonicInstant
+    var count: Int { 6 }
+    mutating func setLine(_ index: Int, on: Bool) throws(LEDError) {
+        log.writes.append((index, on, clock.milliseconds(since: start)))
+    }
+}
+
+/// LED lines that only count writes (no allocation).
+struct CountingLEDLines: LEDLines {
+    var writes = 0
+    var count: Int { 6 }
+    mutating func setLine(_ index: Int, on: Bool) throws(LEDError) { writes += 1 }
+}
+
+/// The loop's time-keeping outputs (`TimedOutputs`) through one long inference, with an injected
+/// clock: the heartbeat keeps its shape and the watchdog is fed between the model's operators.
+@Suite(.serialized) struct LoopTimingTests {
+    static let layout = LEDLayout(actions: [("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
+                                            ("squats", "GPIO23"), ("push_ups", "GPIO24")], statusLine: "GPIO25")
+    let directory = "/tmp/posewatch-timing-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    init() { mkdir(directory, 0o755) }
+
+    /// A bound datagram socket standing in for systemd's notify socket, and a notifier sending to it.
+    func notifier() throws -> (fd: Int32, notifier: ServiceNotifier) {
+        let path = directory + "/notify"
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        var nonBlocking = fcntl(fd, F_GETFL)
+        nonBlocking |= O_NONBLOCK
+        _ = fcntl(fd, F_SETFL, nonBlocking)
+        return (fd, try ServiceNotifier(socketPath: path))
+    }
+
+    func received(_ fd: Int32) -> [String] {
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while case let count = recv(fd, &buffer, buffer.count, 0), count > 0 {
+            messages.append(String(decoding: buffer[0..<count], as: UTF8.self))
+        }
+        return messages
+    }
+
+    /// Runs `operators` operator boundaries of a simulated inference, `millisecondsEach` apart.
+    func runInference<Lines: LEDLines & ~Copyable>(_ outputs: inout TimedOutputs<Lines>, clock: ManualClock,
+                                                    operators: Int, millisecondsEach: Int64) {
+        for index in 0..<operators {
+            clock.advance(milliseconds: millisecondsEach)
+            outputs.operatorFinished(index % 157)
+        }
+    }
+
+    @Test func theHeartbeatKeepsItsShapeAndTheWatchdogIsFedThroughAThreeSecondInference() throws {
+        let clock = ManualClock()
+        let start = clock.now
+        let lines = RecordingLEDLines(clock: clock, start: start)
+        let log = lines.log
+        let (fd, notifier) = try notifier()
+        defer { close(fd) }
+        var outputs = TimedOutputs(lines: lines, layout: Self.layout, notifier: notifier,
+                                   watchdog: WatchdogSchedule(timeoutNanoseconds: 2_000_000_000), maxStallSeconds: 10,
+                                   logger: Logger(destination: .memory(LogRecorder())), operatorsPerClockRead: 4,
+                                   clock: clock.read)
+        outputs.service(at: clock.read())   // the loop's wake-up before the frame: all lines written, first ping
+        let readsBefore = clock.reads
+        // One frame whose inference takes 3 s: 600 operators of 5 ms (MoveNet has 157; TCG gets this slow).
+        runInference(&outputs, clock: clock, operators: 600, millisecondsEach: 5)
+
+        // The clock was read every 4th operator, not more.
+        #expect(clock.reads - readsBefore == 150)
+        // Every line written once at the start; the action LEDs (nothing to show) never again.
+        #expect(log.writes.prefix(6).map(\.line) == [0, 1, 2, 3, 4, 5])
+        #expect(log.writes.filter { $0.line < 5 }.allSatisfy { !$0.on && $0.at == 0 })
+        // The status LED's heartbeat (on 100 ms, off 100 ms, on 100 ms, off until 1.5 s), each edge
+        // written at its time or at most 4 operators (20 ms) later.
+        let status = log.writes.filter { $0.line == 5 }
+        let expected: [(on: Bool, at: Int64)] = [(true, 0), (false, 100), (true, 200), (false, 300),
+                                                 (true, 1500), (false, 1600), (true, 1700), (false, 1800), (true, 3000)]
+        #expect(status.count == expected.count, "\(status)")
+        for (write, edge) in zip(status, expected) {
+            #expect(write.on == edge.on && write.at >= edge.at && write.at <= edge.at + 20, "\(write) for \(edge)")
+        }
+        // WATCHDOG=1 every second (half of WatchdogSec=2s): at 0, then during the inference at 1, 2 and 3 s.
+        #expect(received(fd) == Array(repeating: "WATCHDOG=1", count: 4))
+    }
+
+    @Test func aLoopWithoutProgressStopsFeedingTheWatchdogEvenDuringAnInferenceUnlessTheCameraIsLost() throws {
+        let clock = ManualClock()
+        let (fd, notifier) = try notifier()
+        defer { close(fd) }
+        var outputs = TimedOutputs(lines: CountingLEDLines(), layout: Self.layout, notifier: notifier,
+                                   watchdog: WatchdogSchedule(timeoutNanoseconds: 2_000_000_000), maxStallSeconds: 1.5,
+                                   logger: Logger(destination: .memory(LogRecorder())), operatorsPerClockRead: 1,
+                                   clock: clock.read)
+        outputs.service(at: clock.read())
+        // 4 s in one inference, with the last progress at its start: fed at 0 and 1 s, then the stall
+        // (more than 1.5 s without a frame) stops the pings and systemd would restart posewatch.
+        runInference(&outputs, clock: clock, operators: 400, millisecondsEach: 10)
+        #expect(received(fd).count == 2)
+        // A lost camera is being retried: that is progress of its own kind, the pings resume.
+        outputs.isCameraLost = true
+        runInference(&outputs, clock: clock, operators: 200, millisecondsEach: 10)
+        #expect(received(fd).count == 2)
+        // Without a watchdog (WatchdogSec unset), nothing is sent at all.
+        var unwatched = TimedOutputs(lines: CountingLEDLines(), layout: Self.layout, notifier: notifier, watchdog: nil,
+                                     maxStallSeconds: 1.5, logger: Logger(destination: .memory(LogRecorder())),
+                                     clock: clock.read)
+        runInference(&unwatched, clock: clock, operators: 400, millisecondsEach: 10)
+        #expect(received(fd).isEmpty)
+        #expect(unwatched.driver.lines.writes > 0)
+    }
+
+    static var allocationCounter: (@convention(c) () -> UInt64)? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pw_thread_allocation_count") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) () -> UInt64).self)
+    }
+
+    /// The service point inside a real invoke (the built-in action classifier's 24 operators), with
+    /// the clock moving 100 ms per operator so that LED edges and watchdog pings happen inside it.
+    @Test(.enabled(if: LoopTimingTests.allocationCounter != nil, "needs the malloc counter: run Tests/Support/run-allocation-tests.sh"))
+    func servicingTheLEDsAndTheWatchdogBetweenOperatorsAllocatesNothing() throws {
+        let count = try #require(Self.allocationCounter)
+        let root = String(#filePath).split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
+        let interpreter = try Interpreter(model: Model(contentsOf: root + "/Sources/CActionModel/action_classifier.tflite"))
+        let clock = ManualClock()
+        let (fd, notifier) = try notifier()
+        defer { close(fd) }
+        var outputs = TimedOutputs(lines: CountingLEDLines(), layout: Self.layout, notifier: notifier,
+                                   watchdog: WatchdogSchedule(timeoutNanoseconds: 1_000_000_000), maxStallSeconds: 3600,
+                                   logger: Logger(destination: .memory(LogRecorder())), operatorsPerClockRead: 1,
+                                   clock: { clock.advance(milliseconds: 100); return clock.read() })
+        outputs.service(at: clock.read())
+        try interpreter.invoke(servicing: &outputs)
+        let writesBefore = outputs.driver.lines.writes
+        let before = count()
+        try interpreter.invoke(servicing: &outputs)
+        let allocations = count() - before
+        #expect(allocations == 0, "\(allocations) allocations in one serviced invoke")
+        #expect(outputs.driver.lines.writes > writesBefore, "the heartbeat moved during the invoke")
+        #expect(received(fd).count >= 8, "WATCHDOG=1 every 0.5 s over 2 × 2.3 s")
     }
 }

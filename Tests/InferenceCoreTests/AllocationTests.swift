@@ -41,6 +41,20 @@ import InferenceCore
     }
 
     @Test(.enabled(if: AllocationTests.counter != nil && TestPaths.moveNetAvailable, AllocationTests.skipMessage))
+    func invokingMoveNetWithAServicePointMakesNoMallocCalls() throws {
+        let interpreter = try Interpreter(model: Model(contentsOf: TestPaths.moveNet.path))
+        let count = try #require(Self.counter)
+        var service = RecordingServicePoint()
+        try interpreter.invoke(servicing: &service)
+        try interpreter.invoke(servicing: &service)
+        let before = count()
+        try interpreter.invoke(servicing: &service)
+        let allocations = Int(count() - before)
+        #expect(allocations == 0, "MoveNet with a service point: \(allocations) malloc calls in one invoke")
+        #expect(service.calls == 3 * (interpreter.model.operatorCount - 1))
+    }
+
+    @Test(.enabled(if: AllocationTests.counter != nil && TestPaths.moveNetAvailable, AllocationTests.skipMessage))
     func invokingMoveNetMakesNoMallocCalls() throws {
         let interpreter = try Interpreter(model: Model(contentsOf: TestPaths.moveNet.path))
         let allocations = try Self.allocationsPerInvoke(interpreter)

@@ -12,6 +12,10 @@ import Glibc
 /// camera → pose model → action pipeline → LEDs and journal; nothing else runs concurrently
 /// (inference may use the core's worker pool inside one invoke).
 ///
+/// Time-keeping outputs (LED patterns, the watchdog ping) are serviced after every wake-up and,
+/// while the pose model runs, between its operators (`TimedOutputs`), so they do not depend on how
+/// long one inference takes.
+///
 /// Generic over the frame source and the LED backend, so every per-frame call is direct; after
 /// start-up a frame allocates nothing (the summary reports the measured count when posewatch runs
 /// with the malloc-counting preload).
@@ -19,12 +23,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     var source: Source
     var estimator: MoveNetEstimator
     var pipeline: ActionPipeline
-    var driver: LEDDriver<Lines>
-    var leds: LEDController
+    /// The LEDs and the watchdog ping: also serviced during inference.
+    var outputs: TimedOutputs<Lines>
     let layout: LEDLayout
     let logger: Logger
     let notifier: ServiceNotifier
-    let watchdog: WatchdogSchedule?
     var summary: RunSummary
     var configuration: ApplianceConfiguration
     let configurationPath: String?
@@ -33,19 +36,15 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private let timer: TimerDescriptor
     private let pollSet: PollSet
     private var cameraErrors = ErrorEpisode()
-    private var ledErrors = ErrorEpisode()
     private var isReady = false
-    private var isCameraLost = false
     private var stopReason: String?
     private var exitStatus = ExitStatus.success
     private var lastDropped = 0
-    private var nextWatchdogPing = MonotonicInstant(nanoseconds: 0)
     private var nextSummary = MonotonicInstant(nanoseconds: 0)
     private var nextStatus = MonotonicInstant(nanoseconds: 0)
     private var firstFrameTime: MonotonicInstant?
-    /// When the loop last made progress: a frame processed, or the camera declared lost (recovery
-    /// is its own kind of progress). The watchdog is only fed while this is recent.
-    private var lastProgress = MonotonicInstant.now()
+    /// The capture time of the newest frame processed (cameras only: file timestamps are stream time).
+    private var newestFrameTime: MonotonicInstant?
     private let allocations = AllocationProbe()
     /// Allocations made while handling frames (capture, models, pipeline, event logging) in the
     /// current summary interval. LED writes are measured apart (GPIO writes are allocation-free in
@@ -68,12 +67,12 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         self.source = source
         self.estimator = estimator
         self.pipeline = pipeline
-        self.driver = LEDDriver(lines: lines, actionCount: layout.actionCount)
-        self.leds = LEDController(actionCount: layout.actionCount, now: now)
+        self.outputs = TimedOutputs(lines: lines, layout: layout, notifier: notifier,
+                                    watchdog: configuration.watchdogEnabled ? WatchdogSchedule.fromEnvironment() : nil,
+                                    maxStallSeconds: configuration.watchdogMaxStallSeconds, logger: logger)
         self.layout = layout
         self.logger = logger
         self.notifier = notifier
-        self.watchdog = configuration.watchdogEnabled ? WatchdogSchedule.fromEnvironment() : nil
         self.summary = RunSummary(actionLabels: layout.actionLabels, now: now)
         self.configuration = configuration
         self.configurationPath = configurationPath
@@ -88,14 +87,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     /// Runs until SIGTERM/SIGINT (or the end of a file input); returns the exit status.
     mutating func run() -> Int32 {
         var now = MonotonicInstant.now()
-        nextWatchdogPing = now
         nextSummary = MonotonicInstant(nanoseconds: now.nanoseconds + Int64(configuration.summaryIntervalSeconds) * 1_000_000_000)
         nextStatus = now
         logger.notice("posewatch \(PosewatchVersion.current) started: \(pipeline.classifier.metadata.labels.count) actions at \(pipeline.framesPerSecond) fps, LEDs \(configuration.ledBackend.rawValue)",
                       LogFields(event: .start, fps: pipeline.framesPerSecond))
-        leds.setStatus(.healthy, at: now)
-        leds.show(.startingUp, at: now)
-        applyLEDs(at: now)
+        outputs.leds.setStatus(.healthy, at: now)
+        outputs.leds.show(.startingUp, at: now)
+        outputs.applyLEDs(at: now)
 
         while stopReason == nil {
             now = MonotonicInstant.now()
@@ -119,6 +117,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             if stopReason != nil { break }
 
             let allocationsBeforeFrame = allocations.count
+            let servicingBeforeFrame = outputs.allocationsWhileServicing
             if waitsInSource {
                 let untilDeadline = max(0, (deadline.nanoseconds - MonotonicInstant.now().nanoseconds) / 1_000_000)
                 processFrame(timeoutMilliseconds: Int32(min(untilDeadline, 100)))
@@ -126,9 +125,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
                         || pollSet.returnedEvents(Self.cameraSlot) & Int16(POLLPRI) != 0 {
                 processFrame(timeoutMilliseconds: 0)
             }
-            if let before = allocationsBeforeFrame, let after = allocations.count { frameAllocations += after - before }
+            if let before = allocationsBeforeFrame, let after = allocations.count {
+                frameAllocations += after - before - (outputs.allocationsWhileServicing - servicingBeforeFrame)
+            }
             now = MonotonicInstant.now()
-            applyLEDs(at: now)
+            outputs.service(at: now)
             runTimers(at: now)
         }
         stop(at: MonotonicInstant.now())
@@ -146,29 +147,32 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         let now = MonotonicInstant.now()
         switch outcome {
         case .frame where loaded:
-            let estimate = estimator.estimate()
+            // The LEDs and the watchdog are serviced between the model's operators meanwhile.
+            let estimate = estimator.estimate(servicing: &outputs)
+            let finished = MonotonicInstant.now()
             let start = firstFrameTime ?? estimate.timestamp
             firstFrameTime = start
+            if Source.isCamera { newestFrameTime = estimate.timestamp }
             let seconds = Double(estimate.timestamp.nanoseconds - start.nanoseconds) / 1e9
             let step = pipeline.process(estimate.pose, at: seconds)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
             if let decision = step.decision { show(decision, at: now) }
             if let repetition = step.repetition { counted(repetition, at: now) }
-            lastProgress = now
+            outputs.lastProgress = finished
             if !isReady {
                 isReady = true
                 try? notifier.ready()
                 logger.notice("frames are flowing", LogFields(event: .camera))
             }
         case .cameraLost(let error):
-            isCameraLost = true
-            lastProgress = now
-            leds.setStatus(.cameraLost, at: now)
-            leds.show(.noPerson, at: now)
+            outputs.isCameraLost = true
+            outputs.lastProgress = now
+            outputs.leds.setStatus(.cameraLost, at: now)
+            outputs.leds.show(.noPerson, at: now)
             logger.error(in: &cameraErrors, at: now, "camera lost: \(error); retrying", LogFields(event: .camera))
         case .cameraBack:
-            isCameraLost = false
-            leds.setStatus(.healthy, at: now)
+            outputs.isCameraLost = false
+            outputs.leds.setStatus(.healthy, at: now)
             logger.recovered(from: &cameraErrors, at: now, "camera is back", LogFields(event: .camera))
         case .endOfStream:
             stopReason = "end of input"
@@ -191,8 +195,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         case .lowConfidence(let best, _): indication = .lowConfidence(bestGuess: layout.index(ofAction: best.rawValue))
         case .action(let label, _): indication = layout.indication(forAction: label.rawValue)
         }
-        let changed = leds.indication != indication
-        leds.show(indication, at: now)
+        let changed = outputs.leds.indication != indication
+        outputs.leds.show(indication, at: now)
         guard changed else { return }
         summary.actionChanged(to: decision.action.flatMap { layout.index(ofAction: $0.rawValue) }, at: now)
         logger.info("\(decision.name)", LogFields(event: .action, action: decision.name,
@@ -203,7 +207,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
 
     private mutating func counted(_ repetition: RepetitionEvent, at now: MonotonicInstant) {
         if let index = layout.index(ofAction: repetition.label.rawValue) {
-            leds.repetitionCounted(action: index, at: now)
+            outputs.leds.repetitionCounted(action: index, at: now)
             summary.repetitionCounted(action: index)
         }
         logger.info("\(repetition.label.rawValue): rep \(repetition.count)",
@@ -212,30 +216,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
 
     // MARK: LEDs, timers, signals
 
-    private mutating func applyLEDs(at now: MonotonicInstant) {
-        do {
-            try driver.apply(leds.levels(at: now))
-            logger.recovered(from: &ledErrors, at: now, "LEDs work again", LogFields(event: .error))
-        } catch {
-            logger.error(in: &ledErrors, at: now, "LEDs: \(error)", LogFields(event: .error))
-        }
-    }
-
     private func nextDeadline(after now: MonotonicInstant) -> MonotonicInstant {
-        var deadline = min(nextSummary, nextStatus)
-        if watchdog != nil { deadline = min(deadline, nextWatchdogPing) }
-        if let change = leds.nextChange(after: now) { deadline = min(deadline, change) }
-        return deadline
+        let deadline = min(nextSummary, nextStatus)
+        return outputs.nextDeadline(after: now).map { min($0, deadline) } ?? deadline
     }
 
+    /// Timer work that is not time-critical and may allocate (the summary, STATUS=): between frames only.
     private mutating func runTimers(at now: MonotonicInstant) {
-        if let watchdog, now >= nextWatchdogPing {
-            // A loop that turns but gets no frames while the camera is not known lost is stuck in a
-            // way the camera source did not notice: stop feeding the watchdog so systemd restarts us.
-            let stalled = !isCameraLost && now.nanoseconds - lastProgress.nanoseconds > Int64(configuration.watchdogMaxStallSeconds * 1e9)
-            if !stalled { try? notifier.watchdog() }
-            nextWatchdogPing = MonotonicInstant(nanoseconds: now.nanoseconds + watchdog.pingIntervalNanoseconds)
-        }
         if now >= nextStatus {
             sendStatus(at: now)
             nextStatus = MonotonicInstant(nanoseconds: now.nanoseconds + 5_000_000_000)
@@ -250,13 +237,21 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         guard notifier.isEnabled else { return }
         let current = pipeline.currentDecision
         let reps = current.action.map { ", \(pipeline.counter.count(of: $0)) reps" } ?? ""
-        let camera = isCameraLost ? "camera lost" : "\(String(format2: summary.framesPerSecond(at: now))) fps"
+        let camera = outputs.isCameraLost ? "camera lost" : "\(String(format2: summary.framesPerSecond(at: now))) fps"
         try? notifier.status("\(current.name)\(reps), \(camera)")
     }
 
     private mutating func logSummary(at now: MonotonicInstant, final: Bool) {
         var fields = summary.fields(at: now)
         fields.event = .summary
+        if let newestFrameTime {
+            // How old the newest processed frame is: how far the loop lags behind the camera. The
+            // interval's counts are exact up to that frame (drops are known from the driver's
+            // sequence numbers only once a later frame is dequeued), so camera rate =
+            // (FRAMES + DROPPED_FRAMES) / the time between two summaries' newest frames.
+            let age = Double(now.nanoseconds - newestFrameTime.nanoseconds) / 1e6
+            fields.extra.append(LogField("FRAME_AGE_MS", .decimal(age, fractionDigits: 1)))
+        }
         if allocations.count != nil {
             // Measured with the malloc-counting preload: allocations on the frame path per frame.
             let frames = pipeline.frames - framesAtSummaryStart
@@ -267,6 +262,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             framesAtSummaryStart = pipeline.frames
         }
         logger.notice(final ? "final summary" : "summary", fields)
+        // FPS, FRAMES, DROPPED_FRAMES and the inference percentiles cover one interval each.
+        summary.startInterval(at: now)
     }
 
     private mutating func handleSignals() {
@@ -304,6 +301,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         pipeline.update(fresh.pipelineSettings)
         estimator.smartCropping = fresh.smartCropping
         logger.level = fresh.logLevel
+        outputs.maxStallNanoseconds = Int64(fresh.watchdogMaxStallSeconds * 1e9)
         configuration = fresh
         let note = needsRestart.isEmpty ? "" : "; restart posewatch to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("config reloaded\(note)", LogFields(event: .config))
@@ -311,8 +309,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
 
     private mutating func stop(at now: MonotonicInstant) {
         try? notifier.stopping()
-        leds.setStatus(.stopped, at: now)
-        do { try driver.turnOff() } catch { logger.error("LEDs: \(error)", LogFields(event: .error)) }
+        outputs.leds.setStatus(.stopped, at: now)
+        do { try outputs.driver.turnOff() } catch { logger.error("LEDs: \(error)", LogFields(event: .error)) }
         logSummary(at: now, final: true)
         logger.notice("posewatch stopped (\(stopReason ?? "unknown"))", LogFields(event: .stop))
     }

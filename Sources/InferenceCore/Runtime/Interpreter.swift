@@ -204,4 +204,18 @@ public final class Interpreter {
             last = now
         }
     }
+
+    /// Runs every node once, in order, calling `service` between consecutive operators (see
+    /// `InvokeServicePoint`). Allocation-free when the service point is; the outputs are those of
+    /// `invoke()`.
+    /// - Throws: as `invoke()`.
+    public func invoke<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) throws(ModelError) {
+        let data = UnsafeBufferPointer(tensorData)
+        let workers = pool.pointer
+        let last = nodes.count - 1
+        for index in nodes.indices {
+            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
+            if index < last { service.operatorFinished(index) }
+        }
+    }
 }

@@ -88,8 +88,9 @@ public struct RunSummary: Sendable {
     }
 
     /// The summary entry's fields at `now` (this allocates the extra fields: once per interval).
-    /// `FPS`, `DROPPED_FRAMES` and `INFERENCE_MS` (p50) cover the interval; `INFERENCE_P99_MS`,
-    /// `FRAMES`, `DROPPED_FRAMES_TOTAL`, and `SECONDS_<ACTION>`, `REPS_<ACTION>` (the whole run) follow.
+    /// `FPS`, `DROPPED_FRAMES`, `INFERENCE_MS` (p50), `FRAMES` and `INFERENCE_P99_MS` cover the
+    /// interval (the loop calls `startInterval` after logging them); `DROPPED_FRAMES_TOTAL`,
+    /// `SECONDS_<ACTION>` and `REPS_<ACTION>` cover the whole run.
     public mutating func fields(at now: MonotonicInstant) -> LogFields {
         closeCurrentAction(at: now)
         var extra: [LogField] = [

@@ -9,26 +9,45 @@
 #     consumer "posewatch", released on exit.
 #   - journal (native protocol): SYSLOG_IDENTIFIER=posewatch, CODE_FILE/LINE/FUNC, POSEWATCH_EVENT
 #     start|summary|camera|error|stop; summaries every journal.summary_interval s with FPS,
-#     DROPPED_FRAMES, INFERENCE_MS, FRAMES (FRAMES+DROPPED_FRAMES = frames the camera delivered).
+#     DROPPED_FRAMES, INFERENCE_MS, FRAMES, each covering its own interval (FRAMES+DROPPED_FRAMES =
+#     frames the camera delivered in it, exact up to the newest frame, FRAME_AGE_MS old).
+#   - LED timing and the watchdog independent of how long one inference takes (under TCG a MoveNet
+#     frame takes ~0.7 s, longer than a heartbeat pulse): the loop services them between operators.
 #   - camera loss: one PRIORITY≤3 entry per episode, recovery when the device returns, no restart.
 #   - bad config: exit 78.
 
-SUMMARY_INTERVAL=5
+SUMMARY_INTERVAL=4
 CONF=/etc/posewatch/posewatch.toml
 cp "$CONF" /run/posewatch.toml.packaged
 # The owner's config: the named camera, and summaries often enough to measure in a short test.
+# watchdog.max_stall (default 10 s without a processed frame) is raised because the slowed-loop
+# check throttles posewatch to a quarter CPU in an emulated machine, where one frame can then take
+# several seconds, more on a loaded host; the frozen-loop check does not depend on it (a stopped
+# process sends nothing, and WatchdogSec=10s is systemd's).
 cat > "$CONF" <<EOF
 [camera]
 device = "/dev/posewatch-camera"
 
 [journal]
 summary_interval = $SUMMARY_INTERVAL
+
+[watchdog]
+max_stall = 30
 EOF
 
 prop() { systemctl show -p "$1" --value posewatch.service; }
 cursor() { journalctl -n 1 -o json --no-pager | jq -r .__CURSOR; }
-# posewatch's entries after cursor $1 as one JSON array (extra journalctl matches may follow).
-entries() { local c=$1; shift; journalctl --sync; journalctl -u posewatch.service -o json --no-pager --after-cursor "$c" "$@" | jq -s . ; }
+# posewatch.service's entries after cursor $1, one JSON object per line (extra journalctl matches
+# may follow). Not --after-cursor: with a filter, systemd before 255 skips the first matching entry
+# when the cursor's own entry does not match (systemd#30288; bookworm has 252), which lost exactly
+# the entry a check waited for. --cursor includes the cursor's entry; it is dropped here.
+after() { local c=$1; shift; journalctl -u posewatch.service -o json --no-pager --cursor "$c" "$@" | grep -vF "$c"; }
+# The same as one JSON array.
+entries() { journalctl --sync; after "$@" | jq -s . ; }
+# at_least N CURSOR MATCH…: true once N entries after CURSOR match.
+at_least() { local n=$1; shift; [ "$(after "$@" | wc -l)" -ge "$n" ]; }
+# with_priority OP VALUE CURSOR MATCH…: an entry after CURSOR has PRIORITY OP VALUE (jq comparison).
+with_priority() { local op=$1 value=$2; shift 2; after "$@" | jq -e "select((.PRIORITY|tonumber) $op $value)" >/dev/null; }
 running() { [ "$(prop ActiveState)/$(prop SubState)" = active/running ]; }
 n_summaries_since() { entries "$1" POSEWATCH_EVENT=summary | jq length; }
 
@@ -56,23 +75,31 @@ held=$(gpioinfo posewatch-sim | grep -c '"posewatch" *output')
     || fail "gpioinfo shows $held lines held by posewatch as outputs, want 6: $(gpioinfo posewatch-sim | grep -E 'GPIO(17|27|22|23|24|25)"' | tr -s ' ' | tr '\n' ';')"
 
 # ------------------------------------------------------------------ frames and summaries
-wait_for $(( 3 * SUMMARY_INTERVAL + 30 )) sh -c "[ \$(journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_start' POSEWATCH_EVENT=summary | wc -l) -ge 2 ]"
-last_summary=$(entries "$c_start" POSEWATCH_EVENT=summary | jq -c '.[-1] // empty')
-# Frames processed in the interval: FPS × interval (FRAMES is the run's total).
-interval_frames() { jq -r --argjson s "$SUMMARY_INTERVAL" 'if .FPS then ((.FPS|tonumber) * $s + 0.5 | floor) else empty end' <<<"$1"; }
-base_frames=$(interval_frames "$last_summary"); base_dropped=$(jq -r '.DROPPED_FRAMES // empty' <<<"$last_summary")
-if [ -n "$base_frames" ] && [ -n "$base_dropped" ]; then
-    expected=$(awk -v f="${CAMERA_FPS:-0}" -v d="${DECIMATION:-1}" 'BEGIN{printf "%.1f", f / (d > 0 ? d : 1)}')
-    # FPS and DROPPED_FRAMES cover the summary interval (FRAMES is the run's total).
-    captured=$(awk -v f="$(jq -r '.FPS // 0' <<<"$last_summary")" -v b="$base_dropped" -v s=$SUMMARY_INTERVAL 'BEGIN{printf "%.1f", f + b / s}')
-    info "summary: FPS=$(jq -r .FPS <<<"$last_summary") FRAMES=$base_frames DROPPED_FRAMES=$base_dropped INFERENCE_MS=$(jq -r .INFERENCE_MS <<<"$last_summary") P99=$(jq -r .INFERENCE_P99_MS <<<"$last_summary")"
-    if awk -v c="$captured" -v e="$expected" 'BEGIN{exit !(e > 0 && c >= 0.8 * e && c <= 1.2 * e)}'; then
-        pass "frames captured at the camera's rate: $captured/s (processed FPS $(jq -r .FPS <<<"$last_summary") + dropped), expected $expected/s ±20%"
-    else
-        fail "frames captured at $captured/s, expected $expected/s ±20% (FRAMES=$base_frames DROPPED_FRAMES=$base_dropped per ${SUMMARY_INTERVAL}s)"
-    fi
+# Each summary covers its own interval: FRAMES processed and DROPPED_FRAMES the camera delivered
+# that the loop had no time for, exact up to the newest processed frame (a frame the driver dropped
+# is known from its sequence numbers only once a later one is dequeued). That frame was captured
+# FRAME_AGE_MS before the summary (journald's receive stamp). So over consecutive summaries, the
+# sum of FRAMES + DROPPED_FRAMES divided by the time between the first and the last one's newest
+# frame is the rate frames came from vivid, to about one frame, however long an inference takes.
+# window JSON_ARRAY: "captured/s processed/s dropped processed seconds" over its summaries (the first one is only the start mark).
+window() {
+    jq -r 'def frame_time: (.__MONOTONIC_TIMESTAMP|tonumber) / 1e6 - (.FRAME_AGE_MS|tonumber) / 1e3;
+        if length < 2 or any(.[]; .FRAME_AGE_MS == null) then "" else
+        ((.[-1] | frame_time) - (.[0] | frame_time)) as $dt
+        | (.[1:] | map(.FRAMES|tonumber) | add) as $f | (.[1:] | map(.DROPPED_FRAMES|tonumber) | add) as $d
+        | "\(($f + $d) / $dt) \($f / $dt) \($d) \($f) \($dt)" end' <<<"$1"
+}
+expected=$(awk -v f="${CAMERA_FPS:-0}" -v d="${DECIMATION:-1}" 'BEGIN{printf "%.1f", f / (d > 0 ? d : 1)}')
+within10() { awk -v c="$1" -v e="$2" 'BEGIN{exit !(e > 0 && c >= 0.9 * e && c <= 1.1 * e)}'; }
+wait_for $(( 4 * SUMMARY_INTERVAL + 40 )) at_least 3 "$c_start" POSEWATCH_EVENT=summary
+base_summaries=$(entries "$c_start" POSEWATCH_EVENT=summary | jq -c '.[-3:]')
+read -r base_rate base_fps base_dropped base_frames base_seconds <<<"$(window "$base_summaries")"
+info "summaries: $(jq -r 'map("FPS=\(.FPS) FRAMES=\(.FRAMES) DROPPED_FRAMES=\(.DROPPED_FRAMES) FRAME_AGE_MS=\(.FRAME_AGE_MS) INFERENCE_MS=\(.INFERENCE_MS) P99=\(.INFERENCE_P99_MS)") | join("; ")' <<<"$base_summaries")"
+if [ -n "${base_rate:-}" ]; then
+    line="$(printf '%.1f' "$base_rate")/s over $(printf '%.1f' "$base_seconds") s ($base_frames processed at $(printf '%.2f' "$base_fps")/s + $base_dropped dropped), expected $expected/s ±10%"
+    within10 "$base_rate" "$expected" && pass "frames captured at the configured rate from vivid: $line"         || fail "frames captured at $line"
 else
-    fail "no summary with FRAMES and DROPPED_FRAMES within $(( 3 * SUMMARY_INTERVAL + 30 )) s of the start"
+    fail "no 3 summaries with FRAMES, DROPPED_FRAMES and FRAME_AGE_MS within $(( 4 * SUMMARY_INTERVAL + 40 )) s of the start"
 fi
 
 # ------------------------------------------------------------------ journal fields
@@ -87,17 +114,28 @@ else
 fi
 
 # ------------------------------------------------------------------ slowed loop
+# A quarter CPU for posewatch: it processes fewer frames, and the ones it misses must show up as
+# DROPPED_FRAMES, so that processed + dropped is still the camera's rate. (Half a CPU did not always
+# slow it: on a loaded host, vivid's busy-waiting capture thread and the harness leave posewatch
+# about that much of the guest's two vCPUs anyway.)
+QUOTA=25%
 c_slow=$(cursor)
-systemctl set-property --runtime posewatch.service CPUQuota=25%
-wait_for $(( 3 * SUMMARY_INTERVAL + 20 )) sh -c "[ \$(journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_slow' POSEWATCH_EVENT=summary | wc -l) -ge 2 ]"
-slow=$(entries "$c_slow" POSEWATCH_EVENT=summary | jq -c '.[-1] // empty')
+systemctl set-property --runtime posewatch.service CPUQuota=$QUOTA
+# The first summary after the change is still partly unslowed; the second is the start mark; the
+# two after it are slowed throughout. A summary waits for the frame in progress, and a slowed frame
+# can take ~8 of the unslowed ones (a quarter CPU instead of up to two vCPUs): the bound allows for
+# that (amd64: a frame ~1 s; an emulated arm64 is slower).
+slow_bound=$(awk -v f="${base_fps:-0}" -v s=$SUMMARY_INTERVAL 'BEGIN{p = (f > 0 ? 1 / f : 5); printf "%d", 5 * s + 60 + 4 * 8 * p}')
+wait_for "$slow_bound" at_least 4 "$c_slow" POSEWATCH_EVENT=summary
+slow_summaries=$(entries "$c_slow" POSEWATCH_EVENT=summary | jq -c '.[1:4]')
 systemctl set-property --runtime posewatch.service CPUQuota=
-sf=$(interval_frames "$slow"); sf=${sf:-0}; sd=$(jq -r '.DROPPED_FRAMES // 0' <<<"$slow")
-info "slowed (CPUQuota=25%): FPS=$(jq -r .FPS <<<"$slow") FRAMES=$sf DROPPED_FRAMES=$sd (before: FRAMES=${base_frames:-?} DROPPED_FRAMES=${base_dropped:-?})"
-if [ -n "$slow" ] && [ "$sd" -gt 0 ] && [ "$sf" -lt "${base_frames:-0}" ] && [ $(( sf + sd )) -ge $(( (${base_frames:-0} + ${base_dropped:-0}) * 8 / 10 )) ]; then
-    pass "dropped frames counted when slowed: DROPPED_FRAMES=$sd, processed $sf < $base_frames, and processed+dropped still covers the camera's frames"
+read -r slow_rate slow_fps slow_dropped slow_frames slow_seconds <<<"$(window "$slow_summaries")"
+info "slowed (CPUQuota=$QUOTA): $(jq -r 'map("FPS=\(.FPS) FRAMES=\(.FRAMES) DROPPED_FRAMES=\(.DROPPED_FRAMES) FRAME_AGE_MS=\(.FRAME_AGE_MS) INFERENCE_MS=\(.INFERENCE_MS)") | join("; ")' <<<"$slow_summaries")"
+if [ -n "${slow_rate:-}" ] && [ -n "${base_fps:-}" ] && [ "$slow_dropped" -gt 0 ] \
+   && awk -v s="$slow_fps" -v b="$base_fps" 'BEGIN{exit !(s < 0.8 * b)}' && within10 "$slow_rate" "$expected"; then
+    pass "dropped frames counted when slowed (CPUQuota=$QUOTA): processed $(printf '%.2f' "$slow_fps")/s < $(printf '%.2f' "$base_fps")/s before, $slow_dropped dropped, processed + dropped $(printf '%.1f' "$slow_rate")/s over $(printf '%.1f' "$slow_seconds") s = the camera's $expected/s ±10%"
 else
-    fail "slowed loop: FRAMES=$sf DROPPED_FRAMES=$sd vs. before FRAMES=${base_frames:-?} DROPPED_FRAMES=${base_dropped:-?}"
+    fail "slowed loop (CPUQuota=$QUOTA): processed ${slow_fps:-?}/s (before ${base_fps:-?}/s, want < 80 %), dropped ${slow_dropped:-?}, processed + dropped ${slow_rate:-?}/s over ${slow_seconds:-?} s (want $expected/s ±10%)"
 fi
 running || fail "posewatch stopped running while slowed: $(systemctl show -p ActiveState,SubState,NRestarts posewatch | tr '\n' ' ')"
 
@@ -110,7 +148,7 @@ c_unplug=$(cursor)
 # harness holds one (fd 6) to keep the camera unplugged, and lets go to plug it back in.
 exec 6</dev/video0
 v4l2-ctl -d /dev/video0 -c disconnect=1 2>&1 | head -2
-wait_for 20 sh -c "journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_unplug' | jq -e 'select((.PRIORITY|tonumber) <= 3)' >/dev/null"
+wait_for 20 with_priority '<=' 3 "$c_unplug"
 sample_leds 3
 info "LEDs with the camera gone (rises/on%/longest): $(leds_text)"
 is_fast_blink "$STATUS_LED" 3 && pass "camera unplugged: status LED fast blink (${RISES[$STATUS_LED]} pulses in 3 s, on ${ONPCT[$STATUS_LED]}%)" \
@@ -123,7 +161,7 @@ held=$(find /proc/"$pid"/fd -lname '/dev/video*' 2>/dev/null | wc -l)
 nap 2
 c_back=$(cursor)
 exec 6<&-    # plug it back in: the last handle closes, vivid reconnects
-wait_for 60 sh -c "journalctl -u posewatch.service -o json --no-pager --after-cursor '$c_back' POSEWATCH_EVENT=camera | jq -e 'select((.PRIORITY|tonumber) >= 5)' >/dev/null" \
+wait_for 60 with_priority '>=' 5 "$c_back" POSEWATCH_EVENT=camera \
     && nap 3   # let the LEDs settle into the healthy pattern
 errors=$(entries "$c_unplug" | jq '[.[] | select((.PRIORITY|tonumber) <= 3)] | length')
 [ "$errors" = 1 ] && pass "camera unplugged: exactly one journal error for the episode ($(entries "$c_unplug" | jq -r '[.[] | select((.PRIORITY|tonumber) <= 3)][0].MESSAGE'))" \
@@ -138,17 +176,19 @@ else
 fi
 
 # ------------------------------------------------------------------ frozen loop
-pid=$(prop MainPID); restarts=$(prop NRestarts); wd=$(( $(prop WatchdogUSec | sed 's/s$//;s/min/*60/' | bc 2>/dev/null || echo 10) ))
+pid=$(prop MainPID); restarts=$(prop NRestarts)
+wd=$(prop WatchdogUSec); wd=${wd%s}; [[ $wd =~ ^[0-9]+$ ]] || wd=10    # "10s"; anything else: the unit's 10 s
 c_freeze=$(cursor)
 kill -STOP "$pid"
 t0=${EPOCHREALTIME/./}
-if wait_for $(( wd + 60 )) sh -c "[ \"\$(systemctl show -p NRestarts --value posewatch)\" -gt $restarts ] && [ \"\$(systemctl show -p SubState --value posewatch)\" = running ]"; then
+if wait_for $(( wd + 120 )) sh -c "[ \"\$(systemctl show -p NRestarts --value posewatch)\" -gt $restarts ] && [ \"\$(systemctl show -p SubState --value posewatch)\" = running ]"; then
     took=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
-    journalctl -u posewatch.service --no-pager --after-cursor "$c_freeze" | grep -qi 'watchdog timeout' \
+    # grep -c, not -q: an early exit would break the pipe, and pipefail would call that a failure.
+    [ "$(after "$c_freeze" | grep -ci 'watchdog timeout')" -ge 1 ] \
         && pass "frozen loop (SIGSTOP pid $pid) killed by the watchdog and restarted: new pid $(prop MainPID), READY again after $took ms" \
         || fail "frozen loop restarted, but systemd logged no watchdog timeout"
 else
-    fail "frozen loop: no watchdog restart within $(( wd + 60 )) s: $(systemctl show -p ActiveState,SubState,NRestarts,Result posewatch | tr '\n' ' ')"
+    fail "frozen loop: no watchdog restart within $(( wd + 120 )) s: $(systemctl show -p ActiveState,SubState,NRestarts,Result posewatch | tr '\n' ' ')"
     kill -CONT "$pid" 2>/dev/null
 fi
 
@@ -173,17 +213,24 @@ fi
 
 # ------------------------------------------------------------------ bad config
 printf '[camera]\nfps = 30\n' > "$CONF"
-c_bad=$(cursor)
 systemctl reset-failed posewatch.service 2>/dev/null
 systemctl start --no-block posewatch.service
 wait_for 90 sh -c '[ "$(systemctl show -p ActiveState --value posewatch)" = failed ]'
 nap 5    # longer than RestartSec=2s: a restart would have happened by now
 st="$(prop ActiveState) $(prop Result) $(prop ExecMainStatus) $(prop NRestarts)"
-line=$(entries "$c_bad" | jq -r '[.[] | select(.MESSAGE and (.MESSAGE|test("posewatch.toml:2")) and (.MESSAGE|test("fps")))][0].MESSAGE // empty')
-if [ "$st" = "failed exit-code 78 0" ] && [ -n "$line" ]; then
-    pass "bad config: exit status 78, no restart (NRestarts=0), logged: $line"
+# The message comes through the unit's stderr stream, which journald may store a moment after
+# systemd has marked the unit failed: wait for it rather than look once. It names file:line and
+# key, and appears exactly once (a restart loop would repeat it); no other start of this test
+# uses a bad config, so the unit's whole journal is searched.
+bad_lines() { journalctl -u posewatch.service -o cat --no-pager | grep -c 'posewatch\.toml:2: .*fps'; }
+wait_for 30 sh -c 'journalctl -u posewatch.service -o cat --no-pager | grep -q "posewatch\.toml:2: .*fps"'
+nap 1
+count=$(bad_lines)
+line=$(journalctl -u posewatch.service -o cat --no-pager | grep 'posewatch\.toml:2: .*fps' | head -1)
+if [ "$st" = "failed exit-code 78 0" ] && [ "$count" = 1 ]; then
+    pass "bad config: exit status 78, no restart (NRestarts=0), logged once: $line"
 else
-    fail "bad config: ActiveState/Result/ExecMainStatus/NRestarts='$st' (want 'failed exit-code 78 0'), message: '${line:-none naming posewatch.toml:2 and fps}'"
+    fail "bad config: ActiveState/Result/ExecMainStatus/NRestarts='$st' (want 'failed exit-code 78 0'), $count messages naming posewatch.toml:2 and fps (want 1): '${line:-none}'"
 fi
 cp /run/posewatch.toml.packaged "$CONF"
 systemctl reset-failed posewatch.service 2>/dev/null

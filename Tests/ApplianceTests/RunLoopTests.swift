@@ -15,6 +15,8 @@ import Outputs
         return access(path, R_OK) == 0 ? path : nil
     }
 
+    static let noMoveNet: Comment = "needs MoveNet at ../shared/models (absent in a user's checkout)"
+
     let directory = "/tmp/posewatch-run-test-\(getpid())"
     init() { mkdir(directory, 0o755) }
 
@@ -64,11 +66,8 @@ import Outputs
         return messages
     }
 
-    @Test func aClipPlaysThroughTheLoopAndStopsWithTheLEDsOffAndSystemdTold() throws {
-        guard let moveNet = Self.moveNet else {
-            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
-            return
-        }
+    @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func aClipPlaysThroughTheLoopAndStopsWithTheLEDsOffAndSystemdTold() throws {
+        let moveNet = try #require(Self.moveNet)
         let clip = writeEmptyRoomClip(seconds: 3)
         let config = writeConfig(moveNet)
         let notify = notifySocket()
@@ -148,11 +147,8 @@ import Outputs
     /// Each summary covers its own interval: over a whole clip, the frames the summaries report as
     /// processed plus those they report as dropped are exactly the clip's frames (a summary that
     /// repeated the run's totals would count them several times).
-    @Test func summariesCoverOneIntervalEachAndAccountForEveryFrame() throws {
-        guard let moveNet = Self.moveNet else {
-            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
-            return
-        }
+    @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func summariesCoverOneIntervalEachAndAccountForEveryFrame() throws {
+        let moveNet = try #require(Self.moveNet)
         let clip = writeEmptyRoomClip(seconds: 4)
         let result = PosewatchProcess.run(["run", "--input", clip, "--leds", "console", "--config", writeConfig(moveNet)])
         #expect(result.status == 0, "\(result.error)")
@@ -176,11 +172,8 @@ import Outputs
         #expect(lastTotal == dropped)
     }
 
-    @Test func sighupReloadsTheConfigAndABadFileKeepsTheRunningOne() throws {
-        guard let moveNet = Self.moveNet else {
-            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
-            return
-        }
+    @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func sighupReloadsTheConfigAndABadFileKeepsTheRunningOne() throws {
+        let moveNet = try #require(Self.moveNet)
         let clip = writeEmptyRoomClip(seconds: 60)
         let config = writeConfig(moveNet)
         let log = directory + "/sighup.log"
@@ -204,11 +197,8 @@ import Outputs
         #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status)")
     }
 
-    @Test func sigtermStopsTheLoopWithinASecond() throws {
-        guard let moveNet = Self.moveNet else {
-            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
-            return
-        }
+    @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func sigtermStopsTheLoopWithinASecond() throws {
+        let moveNet = try #require(Self.moveNet)
         let clip = writeEmptyRoomClip(seconds: 30)
         let config = writeConfig(moveNet)
         let log = directory + "/sigterm.log"
@@ -235,11 +225,8 @@ import Outputs
         }
     }
 
-    @Test func aMissingGPIOLineIsAConfigurationErrorNotARestartLoop() throws {
-        guard let moveNet = Self.moveNet else {
-            print("skipped: MoveNet is not at ../shared/models (a checkout without ../shared)")
-            return
-        }
+    @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func aMissingGPIOLineIsAConfigurationErrorNotARestartLoop() throws {
+        let moveNet = try #require(Self.moveNet)
         let config = writeConfig(moveNet)
         // This machine has no GPIO chips: the default gpio backend cannot find GPIO17.
         let result = PosewatchProcess.run(["run", "--input", writeEmptyRoomClip(seconds: 1), "--config", config])

@@ -5,6 +5,19 @@ import LinuxSystem
 import Outputs
 @testable import Appliance
 
+/// A Unix datagram socket bound at `path` (replacing what was there): systemd's notify socket, as a test sees it.
+func boundDatagramSocket(at path: String) -> Int32 {
+    unlink(path)
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+    return fd
+}
+
 /// `posewatch run` end to end on a file played in real time, with console LEDs and a test
 /// `NOTIFY_SOCKET`: what systemd and an owner would see. Needs MoveNet from ../shared.
 @Suite(.serialized) struct RunLoopTests {
@@ -42,14 +55,7 @@ import Outputs
     /// A datagram socket standing in for systemd's notify socket.
     func notifySocket() -> (fd: Int32, path: String) {
         let path = directory + "/notify"
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let fd = boundDatagramSocket(at: path)
         var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return (fd, path)
@@ -274,14 +280,7 @@ struct CountingLEDLines: LEDLines {
     /// A bound datagram socket standing in for systemd's notify socket, and a notifier sending to it.
     func notifier() throws -> (fd: Int32, notifier: ServiceNotifier) {
         let path = directory + "/notify"
-        unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        let fd = boundDatagramSocket(at: path)
         var nonBlocking = fcntl(fd, F_GETFL)
         nonBlocking |= O_NONBLOCK
         _ = fcntl(fd, F_SETFL, nonBlocking)

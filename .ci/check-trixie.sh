@@ -53,8 +53,9 @@ LOGDIR=$CACHE/logs
 LOG=$LOGDIR/check-$SUITE-$ARCH-$(date -u +%Y%m%dT%H%M%SZ).log
 REPO=$(cd "${SOURCE:-$(dirname "$0")/..}" && pwd)
 # What the build needs from Debian. git: SwiftPM clones dependencies with it.
-# (readelf and strip, which deploy/build-deb.sh uses for --deb, come with swiftlang through binutils.)
-PACKAGES="swiftlang libgpiod-dev libv4l-dev libjpeg-dev pkg-config git ca-certificates"
+# libstdc++-14-dev: `--static-swift-stdlib` (deploy/build-deb.sh, --deb) links -lstdc++, which
+# swiftlang alone does not bring. (readelf and strip come with swiftlang through binutils.)
+PACKAGES="swiftlang libgpiod-dev libv4l-dev libjpeg-dev libstdc++-14-dev pkg-config git ca-certificates"
 TAG="check-$SUITE[$ARCH]"
 T0=$(date +%s)
 

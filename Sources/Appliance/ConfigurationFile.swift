@@ -106,7 +106,7 @@ struct ConfigurationReader {
         var actions: [(action: String, line: String, fileLine: Int)]?
         var statusLine = (configuration.statusLEDLine, 0)
         for entry in document.entries {
-            let key = entry.dottedKey, line = entry.line, value = entry.value
+            let key = entry.dottedKey, line = entry.line
             switch key {
             case "camera.device":
                 let device = try string(entry)

@@ -101,7 +101,7 @@ struct ModelRunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (loaded, interpreter) = try loadForCommand(model)
+        let (_, interpreter) = try loadForCommand(model)
         guard inputs.count == interpreter.inputCount else {
             throw failWithBadInput("the model has \(interpreter.inputCount) inputs but \(inputs.count) --input files were given")
         }

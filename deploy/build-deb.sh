@@ -83,7 +83,7 @@ install -D -m 644 "$here/debian/copyright" "$root/usr/share/doc/posewatch/copyri
 if [ -n "$classifier" ]; then
     install -D -m 644 "$classifier" "$root/usr/share/posewatch/action_classifier.tflite"
 else
-    echo "build-deb.sh: warning: no --classifier given; the package has no action classifier" >&2
+    echo "build-deb.sh: no --classifier given; the package uses the action classifier built into the binary" >&2
 fi
 install -d -m 755 "$root/var/lib/posewatch"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the .deb for this machine's architecture (or takes one as $1) and installs it into a
-# Debian bookworm root with `dpkg --root` (maintainer scripts run chrooted there), then checks what
+# Debian root with the root's own dpkg (chroot; maintainer scripts run there), then checks what
 # an owner would: files, the binary runs against the root's libraries, the group, the service is
 # enabled, the pose-model step keeps a correct file and rejects a wrong one, and purge cleans up.
 # Prints one PASS/FAIL line per check; exits 1 if any failed. Needs root (chroot) and debootstrap.
@@ -59,13 +59,17 @@ chroot "$root" apt-get install -y -q --no-install-recommends $needs > "$root.apt
     || { tail "$root.apt.log"; echo "FAIL apt-get install $needs in $root"; exit 1; }
 
 # Start clean, then pre-place the correct model as an owner installing offline would.
-dpkg --root="$root" --purge posewatch >/dev/null 2>&1 || true
+# The root's own dpkg, so a foreign-architecture root (arm64 under qemu-user) accepts the package.
+in_root_dpkg() { chroot "$root" /usr/bin/env POSEWATCH_MODEL_URL=file:///nonexistent dpkg "$@"; }
+in_root_dpkg --purge posewatch >/dev/null 2>&1 || true
 install -D -m 644 "$model" "$root/var/lib/posewatch/$model_name"
 
-echo "--- dpkg --root=$root -i $(basename "$deb")"
+echo "--- chroot $root dpkg -i $(basename "$deb")"
 # No download may happen in this test: point the URL nowhere.
-POSEWATCH_MODEL_URL=file:///nonexistent dpkg --root="$root" -i "$deb" 2>&1 | sed 's/^/  /'
+cp "$deb" "$root/tmp/posewatch-under-test.deb"
+in_root_dpkg -i /tmp/posewatch-under-test.deb 2>&1 | sed 's/^/  /'
 status=${PIPESTATUS[0]}
+rm -f "$root/tmp/posewatch-under-test.deb"
 [ "$status" = 0 ] && pass "dpkg installs the package into the Debian root" || fail "dpkg -i exited $status"
 
 check "dpkg records it as installed" sh -c "chroot '$root' dpkg-query -W -f='\${Status}' posewatch | grep -q 'install ok installed'"
@@ -75,7 +79,11 @@ for file in /usr/bin/posewatch /usr/lib/systemd/system/posewatch.service /usr/li
     check "installed $file" test -e "$root$file"
 done
 check "the config is a conffile" sh -c "chroot '$root' dpkg-query -W -f='\${Conffiles}' posewatch | grep -q /etc/posewatch/posewatch.toml"
-first=$(chroot "$root" /usr/bin/posewatch --help 2>&1 | head -n 1); code=${PIPESTATUS[0]}
+# With /proc, as on a real system: a binary with a static Swift runtime built by Debian 13's Swift
+# 6.0 reads its arguments from /proc/self/cmdline and sees none without it.
+first=$(unshare --mount --fork --propagation private -- sh -c \
+        'mount -t proc proc "$1/proc" && chroot "$1" /usr/bin/posewatch --help' sh "$root" 2>&1 | head -n 1)
+code=${PIPESTATUS[0]}
 [ "$code" = 0 ] && [ -n "$first" ] && pass "posewatch runs inside the root with its libraries: $first" || fail "posewatch --help in the root (exit $code)"
 check "postinst created group gpio" chroot "$root" getent group gpio
 check "postinst enabled posewatch.service" test -L "$root/etc/systemd/system/multi-user.target.wants/posewatch.service"
@@ -95,7 +103,7 @@ output=$(POSEWATCH_MODEL_URL=file:///nonexistent chroot "$root" /var/lib/dpkg/in
 [ $code = 0 ] && pass "postinst still succeeds offline without a model (and says what to run)" || fail "postinst offline (exit $code)"
 
 echo "--- dpkg --purge"
-dpkg --root="$root" --purge posewatch 2>&1 | sed 's/^/  /'
+in_root_dpkg --purge posewatch 2>&1 | sed 's/^/  /'
 check "purge removes the binary" test ! -e "$root/usr/bin/posewatch"
 check "purge removes the config" test ! -e "$root/etc/posewatch/posewatch.toml"
 check "purge removes /var/lib/posewatch" test ! -e "$root/var/lib/posewatch"

@@ -61,7 +61,16 @@ let package = Package(
                 "CV4L2", "CGPIOD", "CActionModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .executableTarget(name: "posewatch", dependencies: ["Appliance"]),
+        // Linked with lld, which gives code, read-only data and writable data segments of their own.
+        // On aarch64, Swift 6.0 puts some constants in writable `.rodata` sections and ld.bfd (the
+        // linker Debian 13's swiftlang uses there, with -z noseparate-code by default) mapped the
+        // whole binary as one read-write-execute segment, which systemd's MemoryDenyWriteExecute=
+        // refuses to exec where the kernel enforces it (PR_SET_MDWE: Debian 13, Raspberry Pi OS):
+        // the service died with SIGSEGV before main (found by the arm64 system test). gold, the
+        // default elsewhere, knows no -z separate-code; lld ships with every Swift toolchain.
+        // deploy/build-deb.sh refuses a binary with such a segment.
+        .executableTarget(name: "posewatch", dependencies: ["Appliance"],
+                          linkerSettings: [.unsafeFlags(["-use-ld=lld"], .when(platforms: [.linux]))]),
 
         // MARK: benchmarks (not shipped): interposed malloc counts allocations per frame
         .target(name: "CMallocCounter"),

@@ -44,6 +44,14 @@ fi
 readelf -h "$binary" | grep -q "Machine:.*$machine" || {
     echo "build-deb.sh: $binary is not an $arch ($machine) executable" >&2; exit 1; }
 
+# A read-write-execute segment cannot be exec'd under the unit's MemoryDenyWriteExecute=yes where the
+# kernel enforces it (PR_SET_MDWE: Debian 13, current Raspberry Pi OS); Package.swift links with
+# -z separate-code so there is none.
+if readelf -lW "$binary" | awk '$1 == "LOAD" && $7 ~ /W/ && $7 ~ /E/ { found = 1 } END { exit !found }'; then
+    echo "build-deb.sh: $binary has a read-write-execute LOAD segment; the service could not start under MemoryDenyWriteExecute=yes (link with -z separate-code, as Package.swift does)" >&2
+    exit 1
+fi
+
 version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$repo/Sources/Appliance/PosewatchCommand.swift")$suffix
 
 # Depends from the libraries the binary links, so a libgpiod v1 build asks for libgpiod2 and a v2

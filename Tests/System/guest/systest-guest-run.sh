@@ -70,9 +70,9 @@ info "LEDs over 4 s (rises/on%/longest): $(leds_text)"
 is_heartbeat "$STATUS_LED" 4 && pass "status LED $STATUS_LED heartbeat: ${RISES[$STATUS_LED]} pulses in 4 s, on ${ONPCT[$STATUS_LED]}%" \
     || fail "status LED $STATUS_LED is no heartbeat: ${RISES[$STATUS_LED]} pulses in 4 s, on ${ONPCT[$STATUS_LED]}%"
 action_leds_off && pass "action LEDs off (vivid shows no person): $ACTION_LEDS" || fail "action LEDs not off: $(leds_text)"
-held=$(gpioinfo posewatch-sim | grep -c '"posewatch" *output')
+held=$(gpio_line_states | grep -c ' posewatch-output$')
 [ "$held" = 6 ] && pass "LED lines held with consumer posewatch as outputs (6 of 6)" \
-    || fail "gpioinfo shows $held lines held by posewatch as outputs, want 6: $(gpioinfo posewatch-sim | grep -E 'GPIO(17|27|22|23|24|25)"' | tr -s ' ' | tr '\n' ';')"
+    || fail "gpioinfo shows $held lines held by posewatch as outputs, want 6: $(gpio_line_states | grep -E '^GPIO(17|27|22|23|24|25) ' | tr '\n' ';')"
 
 # ------------------------------------------------------------------ frames and summaries
 # Each summary covers its own interval: FRAMES processed and DROPPED_FRAMES the camera delivered
@@ -199,7 +199,7 @@ timeout 30 systemctl stop posewatch.service
 took=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))
 sample_leds 1
 res="$(prop Result) $(prop ExecMainCode) $(prop ExecMainStatus)"
-free=$(gpioinfo posewatch-sim | grep -E '"GPIO(17|27|22|23|24|25)"' | grep -c unused)
+free=$(gpio_line_states | grep -cE '^GPIO(17|27|22|23|24|25) free$')
 stops=$(entries "$c_stop" | jq '[.[] | select(.POSEWATCH_EVENT=="stop")] | length')
 sums=$(entries "$c_stop" | jq '[.[] | select(.POSEWATCH_EVENT=="summary")] | length')
 lit=0; for l in $ALL_LEDS; do (( ONPCT[$l] > 0 )) && lit=$((lit + 1)); done

@@ -86,7 +86,22 @@ else
 fi
 artifact "v4l2-ctl --all" v4l2-ctl -d /dev/video0 --all
 artifact "v4l2-ctl --list-formats-ext" v4l2-ctl -d /dev/video0 --list-formats-ext
-artifact "gpioinfo" gpioinfo posewatch-sim
+# libgpiod's tools changed between v1 (bookworm: `gpioinfo CHIP`, `"posewatch" output`, `unused`) and
+# v2 (trixie: `gpioinfo -c CHIP`, `output consumer="posewatch"`, no consumer when free). One line per
+# GPIOn line of the sim chip: "NAME posewatch-output", "NAME free" or "NAME other".
+if gpioinfo --version 2>&1 | grep -q 'v2\.'; then GPIOD_TOOLS_V2=1; else GPIOD_TOOLS_V2=0; fi
+gpio_raw_info() { if [ "$GPIOD_TOOLS_V2" = 1 ]; then gpioinfo -c "$GPIOCHIP"; else gpioinfo "$GPIOCHIP"; fi; }
+gpio_line_states() {
+    gpio_raw_info | awk -v v2="$GPIOD_TOOLS_V2" '
+        match($0, /"GPIO[0-9]+"/) {
+            name = substr($0, RSTART + 1, RLENGTH - 2)
+            if ((v2 && /consumer="posewatch"/ && /[ \t]output/) || (!v2 && /"posewatch" +output/)) state = "posewatch-output"
+            else if ((v2 && !/consumer=/) || (!v2 && /unused/)) state = "free"
+            else state = "other"
+            print name, state
+        }'
+}
+artifact "gpioinfo" gpio_raw_info
 
 # The LEDs posewatch drives by default (Configuration.swift, deploy/posewatch.toml).
 ACTION_LEDS="GPIO17 GPIO27 GPIO22 GPIO23 GPIO24"

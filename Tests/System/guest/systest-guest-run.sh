@@ -157,7 +157,9 @@ is_fast_blink "$STATUS_LED" 3 && pass "camera unplugged: status LED fast blink (
 # re-enumerated cleanly).
 held=$(find /proc/"$pid"/fd -lname '/dev/video*' 2>/dev/null | wc -l)
 [ "$held" = 0 ] && info "posewatch closed the unplugged camera" \
-    || fail "camera unplugged: posewatch still holds $held descriptor(s) on the dead /dev/video0"
+    || { fail "camera unplugged: posewatch still holds $held descriptor(s) on the dead /dev/video0"
+         artifact "posewatch descriptors and video mappings with the camera gone" \
+             sh -c "ls -l /proc/$pid/fd; grep -i video /proc/$pid/maps; grep -E '^(State|Threads)' /proc/$pid/status"; }
 nap 2
 c_back=$(cursor)
 exec 6<&-    # plug it back in: the last handle closes, vivid reconnects

@@ -130,7 +130,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
     mutating func lose(_ error: CaptureError) -> FrameOutcome {
         closedStatistics.add(deviceStatistics)
         deviceStatistics = CaptureStatistics()
-        device = .closed
+        device.close()
         isStreaming = false
         fileDescriptor = nil
         lastError = error
@@ -195,6 +195,21 @@ extension MonotonicInstant {
 enum DeviceSlot<Calls: V4L2SystemCalls>: ~Copyable {
     case open(CameraDevice<Calls>)
     case closed
+
+    /// Stops, unmaps and closes the open device now, and leaves the slot closed. Explicit, rather
+    /// than overwriting the slot with `.closed`: in the arm64 release build of Debian 13's Swift 6.0.3
+    /// the overwritten device was never destroyed, so posewatch kept the unplugged camera open (its
+    /// descriptor and four mapped buffers, seen in the system test on kernel 6.12) and vivid, which
+    /// reconnects when its last handle closes, never came back.
+    mutating func close() {
+        switch consume self {
+        case .open(let device):
+            device.close()
+        case .closed:
+            break
+        }
+        self = .closed
+    }
 
     /// `CameraDevice.withNewestFrame` on the open device, with its counters afterwards.
     mutating func withNewestFrame(timeoutMilliseconds: Int32, _ body: (borrowing Frame) -> FrameUse)

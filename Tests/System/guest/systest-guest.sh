@@ -89,7 +89,7 @@ artifact "v4l2-ctl --list-formats-ext" v4l2-ctl -d /dev/video0 --list-formats-ex
 # libgpiod's tools changed between v1 (bookworm: `gpioinfo CHIP`, `"posewatch" output`, `unused`) and
 # v2 (trixie: `gpioinfo -c CHIP`, `output consumer="posewatch"`, no consumer when free). One line per
 # GPIOn line of the sim chip: "NAME posewatch-output", "NAME free" or "NAME other".
-if gpioinfo --version 2>&1 | grep -q 'v2\.'; then GPIOD_TOOLS_V2=1; else GPIOD_TOOLS_V2=0; fi
+if gpioinfo --version 2>&1 | head -n 1 | grep -q ' v2\.'; then GPIOD_TOOLS_V2=1; else GPIOD_TOOLS_V2=0; fi
 gpio_raw_info() { if [ "$GPIOD_TOOLS_V2" = 1 ]; then gpioinfo -c "$GPIOCHIP"; else gpioinfo "$GPIOCHIP"; fi; }
 gpio_line_states() {
     gpio_raw_info | awk -v v2="$GPIOD_TOOLS_V2" '

@@ -196,11 +196,9 @@ enum DeviceSlot<Calls: V4L2SystemCalls>: ~Copyable {
     case open(CameraDevice<Calls>)
     case closed
 
-    /// Stops, unmaps and closes the open device now, and leaves the slot closed. Explicit, rather
-    /// than overwriting the slot with `.closed`: in the arm64 release build of Debian 13's Swift 6.0.3
-    /// the overwritten device was never destroyed, so posewatch kept the unplugged camera open (its
-    /// descriptor and four mapped buffers, seen in the system test on kernel 6.12) and vivid, which
-    /// reconnects when its last handle closes, never came back.
+    /// Stops, unmaps and closes the open device now, and leaves the slot closed: a lost camera must
+    /// let go of the device node (vivid reconnects, and a USB camera re-enumerates, only when the
+    /// last handle closes). Spelled out rather than left to overwriting the slot.
     mutating func close() {
         switch consume self {
         case .open(let device):

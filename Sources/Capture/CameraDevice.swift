@@ -297,10 +297,6 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         return (mode.cameraInterval, true)
     }
 
-    /// Ends the device here: streaming stops, the buffers are unmapped and the descriptor closes
-    /// (what `deinit` does), at a point the caller chooses.
-    public consuming func close() {}
-
     deinit {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
         _ = try? calls.control(descriptor.rawValue, PW_VIDIOC_STREAMOFF, &type)

@@ -130,7 +130,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
     mutating func lose(_ error: CaptureError) -> FrameOutcome {
         closedStatistics.add(deviceStatistics)
         deviceStatistics = CaptureStatistics()
-        device.close()
+        device = .closed   // ends the CameraDevice: stream off, unmap, close
         isStreaming = false
         fileDescriptor = nil
         lastError = error
@@ -195,19 +195,6 @@ extension MonotonicInstant {
 enum DeviceSlot<Calls: V4L2SystemCalls>: ~Copyable {
     case open(CameraDevice<Calls>)
     case closed
-
-    /// Stops, unmaps and closes the open device now, and leaves the slot closed: a lost camera must
-    /// let go of the device node (vivid reconnects, and a USB camera re-enumerates, only when the
-    /// last handle closes). Spelled out rather than left to overwriting the slot.
-    mutating func close() {
-        switch consume self {
-        case .open(let device):
-            device.close()
-        case .closed:
-            break
-        }
-        self = .closed
-    }
 
     /// `CameraDevice.withNewestFrame` on the open device, with its counters afterwards.
     mutating func withNewestFrame(timeoutMilliseconds: Int32, _ body: (borrowing Frame) -> FrameUse)

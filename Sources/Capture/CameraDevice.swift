@@ -79,34 +79,54 @@ public struct DequeuedBuffer: ~Copyable {
     }
 }
 
-/// The open device node: closed (`v4l2_close`) when its owner ends.
-struct V4L2Descriptor<Calls: V4L2SystemCalls>: ~Copyable {
-    let calls: Calls
-    let rawValue: Int32
+// Why the two owners below are not generic over `V4L2SystemCalls` and reach the system calls
+// through closures instead: Swift 6.0.3 (Debian 13's toolchain) in release builds does not run the
+// `deinit` of a generic `~Copyable` struct when unspecialised generic code destroys it (assigning
+// `.closed` to the slot that held it, or `nil` to an Optional), and a `deinit` inlined at the end
+// of a local's scope can read a generic or existential stored property from the wrong address.
+// A lost camera then stayed open with all its buffers mapped, and vivid (or a re-plugged UVC
+// camera) never came back. Non-generic owners whose stored properties are all loadable (an fd,
+// pointers, closures) are destroyed correctly in every case; `CameraDevice` stays generic (the
+// per-frame path is specialised) but has no `deinit` of its own. See Tests/System/README.md;
+// `.ci/check-trixie.sh` runs the camera tests in a 6.0.3 release build so this stays fixed.
 
-    init(opening path: String, calls: Calls) throws(CaptureError) {
-        // Non-blocking: grab waits in poll() with a timeout, then drains DQBUF until EAGAIN.
+/// The open device node: streaming stopped and closed (`v4l2_close`) when its owner ends.
+struct V4L2Descriptor: ~Copyable {
+    let rawValue: Int32
+    /// `VIDIOC_STREAMOFF` then `v4l2_close` through the camera's `V4L2SystemCalls`.
+    let release: (Int32) -> Void
+
+    init<Calls: V4L2SystemCalls>(opening path: String, calls: Calls) throws(CaptureError) {
+        // Non-blocking: grab waits in poll() with a timeout, then dequeues while poll says ready.
         let fd = calls.open(path, flags: O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw CaptureError.systemCall(call: "open", subject: path, errno: .current) }
-        self.calls = calls
         self.rawValue = fd
+        self.release = { fd in
+            // Harmless when not streaming (the driver answers EINVAL, or ENODEV when unplugged).
+            var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+            _ = try? calls.control(fd, PW_VIDIOC_STREAMOFF, &type)
+            _ = calls.close(fd)
+        }
     }
 
-    deinit { _ = calls.close(rawValue) }
+    deinit { release(rawValue) }
 }
 
 /// The mmap'd driver buffers: unmapped (`v4l2_munmap`) when their owner ends. Also remembers
 /// which buffers the driver holds, so the ring's invariants can be checked.
-struct MappedBufferRing<Calls: V4L2SystemCalls>: ~Copyable {
-    let calls: Calls
+///
+/// A mapping keeps the device file alive after `close`, so the ring must end too for the driver
+/// to see the camera released (vivid and UVC reconnect only then).
+struct MappedBufferRing: ~Copyable {
     let count: Int
     let starts: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     let lengths: UnsafeMutablePointer<Int>
     /// true while the driver owns the buffer (queued), false while posewatch does.
     let queued: UnsafeMutablePointer<Bool>
+    /// `v4l2_munmap` through the camera's `V4L2SystemCalls`.
+    let unmap: (UnsafeMutableRawPointer, Int) -> Void
 
-    init(count: Int, calls: Calls) {
-        self.calls = calls
+    init<Calls: V4L2SystemCalls>(count: Int, calls: Calls) {
         self.count = count
         starts = .allocate(capacity: count)
         starts.initialize(repeating: nil, count: count)
@@ -114,11 +134,12 @@ struct MappedBufferRing<Calls: V4L2SystemCalls>: ~Copyable {
         lengths.initialize(repeating: 0, count: count)
         queued = .allocate(capacity: count)
         queued.initialize(repeating: false, count: count)
+        unmap = { start, length in _ = calls.unmapBuffer(start, length: length) }
     }
 
     deinit {
         for index in 0..<count {
-            if let start = starts[index] { _ = calls.unmapBuffer(start, length: lengths[index]) }
+            if let start = starts[index] { unmap(start, lengths[index]) }
         }
         starts.deallocate()
         lengths.deallocate()
@@ -137,15 +158,17 @@ public enum WakeResult: Sendable, Equatable {
 
 /// A streaming V4L2 camera: the open node, the negotiated mode, the mmap ring, drain-to-newest.
 ///
-/// Owns the descriptor and the mapped buffers; `deinit` stops streaming, unmaps and closes.
+/// Owns the descriptor and the mapped buffers; when it ends they stop streaming, unmap and close.
 /// Opening negotiates format, size and frame interval (see `CaptureModeSelection`), maps
 /// `bufferCount` buffers, queues them all and starts streaming. Every ioctl goes through
 /// `Calls.control` (EINTR retried there). Errors while streaming are thrown as `Errno`; the
 /// caller (`CameraSource`) treats any of them as losing the camera.
 public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     let calls: Calls
-    let descriptor: V4L2Descriptor<Calls>
-    let ring: MappedBufferRing<Calls>
+    // The two owners end with the device (no `deinit` here, see above). Their order does not
+    // matter: V4L2 allows unmapping after close; the driver lets go once both are gone.
+    let ring: MappedBufferRing
+    let descriptor: V4L2Descriptor
     let generation: UInt64
     /// The path the device was opened by.
     public let path: String
@@ -297,12 +320,6 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         return (mode.cameraInterval, true)
     }
 
-    deinit {
-        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-        _ = try? calls.control(descriptor.rawValue, PW_VIDIOC_STREAMOFF, &type)
-        // ring unmaps, then descriptor closes, as their owners end.
-    }
-
     // MARK: grab
 
     /// Waits up to `timeoutMilliseconds` for a frame, then dequeues every ready buffer and keeps
@@ -332,7 +349,13 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         var newestBytes = 0
         var newestTimestamp = MonotonicInstant(nanoseconds: 0)
         var newestSequence: UInt32 = 0
+        var firstDequeue = true
         while true {
+            // After the first buffer, ask poll whether another is ready rather than letting
+            // DQBUF answer EAGAIN: libv4l2 prints every failed DQBUF on stderr ("error dequeuing
+            // buf: Resource temporarily unavailable"), and stderr is the service's journal.
+            if !firstDequeue && !anotherBufferReady(fd) { break }
+            firstDequeue = false
             var buffer = v4l2_buffer()
             buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
             buffer.memory = V4L2_MEMORY_MMAP.rawValue
@@ -386,6 +409,14 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         let (index, bufferGeneration) = buffer.release()
         precondition(bufferGeneration == generation, "a buffer from an earlier opening of the camera was re-queued")
         try requeue(index: index)
+    }
+
+    /// Whether poll says a filled buffer is waiting now (no wait; an interrupted poll says no, the
+    /// next wake drains it).
+    func anotherBufferReady(_ fd: Int32) -> Bool {
+        var returnedEvents: Int16 = 0
+        return calls.poll(fd, events: Int16(POLLIN), returnedEvents: &returnedEvents, timeoutMilliseconds: 0) > 0
+            && returnedEvents & Int16(POLLIN) != 0
     }
 
     /// Drains pending events (`VIDIOC_DQEVENT` until none is left); true when one was a source change.

@@ -67,6 +67,23 @@ import Glibc
         do { let check = camera.statistics.dropped == 3; #expect(check, "camera.statistics.dropped == 3") }
     }
 
+    /// libv4l2 prints every failed DQBUF to stderr, which is the journal: draining the ring must
+    /// stop when poll says nothing is left, not when DQBUF says EAGAIN.
+    @Test func drainingToTheNewestNeverAsksForABufferThatIsNotThere() {
+        let mock = MockV4L2()
+        var camera = CameraSource(configuration: Self.configuration(), calls: mock)
+        for _ in 0..<3 { mock.produce() }
+        var sequence: UInt64 = 99
+        let delivered = camera.nextFrame(timeoutMilliseconds: 10) { sequence = $0.sequence; return .used } == .frame
+        #expect(delivered)
+        #expect(sequence == 2)
+        #expect(camera.statistics.droppedLate == 2)
+        mock.produce()
+        let next = camera.nextFrame(timeoutMilliseconds: 10) { _ in .used } == .frame
+        #expect(next)
+        #expect(mock.wouldBlockDequeues == 0)
+    }
+
     @Test func interruptedCallsAreRetriedAndWouldBlockMeansNothingNew() {
         let mock = MockV4L2()
         var camera = CameraSource(configuration: Self.configuration(), calls: mock)

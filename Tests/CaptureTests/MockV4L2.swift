@@ -52,6 +52,7 @@ final class MockV4L2: V4L2SystemCalls {
     var ready: [ReadyBuffer] = []      // filled buffers waiting for DQBUF
     var queueLog: [Int] = []           // every QBUF index, in order
     var requests: [UInt] = []          // every ioctl request, in order
+    var wouldBlockDequeues = 0         // DQBUFs answered EAGAIN (libv4l2 logs each one)
     var lastFormat = v4l2_format()
     var lastParameters = v4l2_streamparm()
     var sequence: UInt32 = 0
@@ -191,7 +192,7 @@ final class MockV4L2: V4L2SystemCalls {
             driverQueue.append(index)
             queueLog.append(index)
         case PW_VIDIOC_DQBUF:
-            guard !ready.isEmpty else { errno = EAGAIN; return -1 }
+            guard !ready.isEmpty else { wouldBlockDequeues += 1; errno = EAGAIN; return -1 }
             let next = ready.removeFirst()
             let buffer = argument.assumingMemoryBound(to: v4l2_buffer.self)
             buffer.pointee.index = UInt32(next.index)

@@ -113,6 +113,13 @@ else
     fail "journal: native entries $native, start $has_start, summaries with fields $has_sum; events seen: $(jq -c '[.[].POSEWATCH_EVENT] | unique' <<<"$all")"
 fi
 
+# Nothing but posewatch's own entries: libv4l2 prints every failed VIDIOC_DQBUF on stderr ("error
+# dequeuing buf: Resource temporarily unavailable"), which the unit sends to the journal; the
+# capture loop must never ask for a buffer that is not there.
+stray=$(jq '[.[] | select(._TRANSPORT=="stdout")] | length' <<<"$all")
+[ "$stray" = 0 ] && pass "journal: no stray stderr lines while streaming (e.g. libv4l2's failed-DQBUF messages)" \
+    || fail "journal: $stray stray stderr lines while streaming: $(jq -c '[.[] | select(._TRANSPORT=="stdout") | .MESSAGE][:3]' <<<"$all" | head -c 300)"
+
 # ------------------------------------------------------------------ slowed loop
 # A quarter CPU for posewatch: it processes fewer frames, and the ones it misses must show up as
 # DROPPED_FRAMES, so that processed + dropped is still the camera's rate. (Half a CPU did not always

@@ -19,7 +19,7 @@ import methods
 
 
 def chosen(**overrides):
-    return lambda s: counter.count_sequence(s.poses, config=counter.Config(**overrides)).session
+    return lambda s: counter.count_sequence(s.poses, s.label, config=counter.Config(**overrides)).session
 
 
 CANDIDATES = {

@@ -83,6 +83,7 @@ class Config:
     # 0.5 s up to the last rest frame) between that frame and the crossing for the candidate to
     # count. Vertical ratios survive any per-axis scaling (Countix) and any distance. 0 = off.
     leg_cue: float = 0.08
+    leg_signal: float = 0.0  # >0: squats/lunges count on the leg cue itself; its minimum range (shin lengths)
     leg_defer_s: float = 1.0  # … for at most this long after the crossing (0 = until it returns to rest)
     leg_defer: bool = True  # a gated candidate still counts if the legs fold before it returns to rest
     leg_cue_rest: str = "median"  # "median": of the 0.5 s up to the last rest frame; "frame": that frame alone
@@ -150,7 +151,9 @@ class RepetitionCounter:
         for hip, knee, ankle in ((11, 13, 15), (12, 14, 16)):
             shin = max(float(q[ankle, 1] - q[knee, 1]), 0.02)
             legs.append(min(max(float(q[ankle, 1] - q[hip, 1]) / shin, 0.0), 5.0))
-        self.leg_height = (legs[0] + legs[1]) / 2
+        # Unknown (NaN) until hips, knees and ankles have all been seen since the reset: a camera
+        # that cuts the feet off gives no cue, and then the gate does not apply.
+        self.leg_height = (legs[0] + legs[1]) / 2 if self.seen[11:17].all() else float("nan")
         left = q[[p[0] for p in PAIRS]]
         right = q[[p[1] for p in PAIRS]]
         return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])
@@ -201,6 +204,9 @@ class RepetitionCounter:
                 break
             self.axis = w / norm
         s = D @ self.axis
+        leg_signal = c.leg_signal > 0 and action in ("squats", "lunges")
+        if leg_signal:
+            s = -np.asarray(self.cues, np.float64)
         k = c.smoothing
         cs = np.concatenate([[0.0], np.cumsum(s)])
         i = np.arange(len(s))
@@ -228,7 +234,7 @@ class RepetitionCounter:
         self.trace.append((t, cur, lo + m, hi - m))
         if c.gate > 0:
             self.credit(t, s, action)
-        if r < c.min_range:
+        if r < (c.leg_signal if leg_signal else c.min_range):
             return credited
         if c.replay_warmup and not self.replayed:
             self.replayed = True
@@ -359,6 +365,9 @@ class RepetitionCounter:
             rest = float(np.median(self.cues[lo:i_rest + 1]))
         else:
             rest = self.cues[i_rest]
+        span = self.cues[max(0, i_rest - int(round(0.5 * c.fps))):i_end + 1]
+        if any(np.isnan(v) for v in span):
+            return True  # the legs were not all seen yet: no cue, the generic path counts
         moved = max(abs(v - rest) for v in self.cues[i_rest:i_end + 1])
         return moved >= c.leg_cue
 

@@ -70,6 +70,13 @@ public final class RepetitionCounter {
         return mask
     }()
 
+    /// Bit mask of both hips, knees and ankles (the leg cue's joints).
+    private static let legMask: UInt32 = {
+        var mask: UInt32 = 0
+        for joint in Joint.leftHip.rawValue...Joint.rightAnkle.rawValue { mask |= 1 << UInt32(joint) }
+        return mask
+    }()
+
     // MARK: counts
 
     private let perAction: UnsafeMutablePointer<Int>
@@ -306,7 +313,9 @@ public final class RepetitionCounter {
         // below 0.02 box sizes counts as 0.02; the ratio is capped at 5 against such near-zero shins).
         let left = hipHeight(hip: Joint.leftHip.rawValue, centreX: centreX, centreY: centreY, scale: scale)
         let right = hipHeight(hip: Joint.rightHip.rawValue, centreX: centreX, centreY: centreY, scale: scale)
-        legHeights[nextRow] = (left + right) / 2
+        // Unknown (NaN) until hips, knees and ankles have all been seen since the reset: a camera
+        // that cuts the feet off gives no cue, and then the gate does not apply.
+        legHeights[nextRow] = seenJoints & Self.legMask == Self.legMask ? (left + right) / 2 : .nan
         times[nextRow] = timestamp
         nextRow = (nextRow + 1) % capacity
         rows = min(rows + 1, capacity)
@@ -480,8 +489,11 @@ public final class RepetitionCounter {
             if stepTime <= lastRestTime + 1e-9 { restStep = step }
             if stepTime <= time + 1e-9 { endStep = step }
         }
-        // Median by insertion sort into the scratch (at most legRestFrames + 1 values).
         let first = max(0, restStep - legRestFrames)
+        for step in first...max(first, endStep) where legHeights[(oldest + step) % capacity].isNaN {
+            return true  // the legs were not all seen yet: no cue, the generic path counts
+        }
+        // Median by insertion sort into the scratch (at most legRestFrames + 1 values).
         let count = restStep - first + 1
         for index in 0..<count {
             let value = legHeights[(oldest + first + index) % capacity]

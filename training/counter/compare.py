@@ -40,6 +40,7 @@ CANDIDATES = {
     "  leg cue, no deferral (judged at the crossing only)": chosen(leg_defer=False),
     "  leg cue, deferral 0.5 s": chosen(leg_defer_s=0.5),
     "  leg cue, rest value = the last rest frame (no median)": chosen(leg_cue_rest="frame"),
+    "  leg cue, none while an ankle is not below its knee": chosen(leg_valid_only=True),
     "  leg cue as the counting signal, minimum range 0.3 shin lengths (no PC1)": chosen(leg_cue=0, leg_signal=0.3),
     "  leg cue as the counting signal, minimum range 0.8 shin lengths (no PC1)": chosen(leg_cue=0, leg_signal=0.8),
     # the previous choice (no leg cue) and its neighbours

@@ -84,6 +84,7 @@ class Config:
     # count. Vertical ratios survive any per-axis scaling (Countix) and any distance. 0 = off.
     leg_cue: float = 0.08
     leg_signal: float = 0.0  # >0: squats/lunges count on the leg cue itself; its minimum range (shin lengths)
+    leg_valid_only: bool = False  # variant: no cue while an ankle is not below its knee
     leg_defer_s: float = 1.0  # … for at most this long after the crossing (0 = until it returns to rest)
     leg_defer: bool = True  # a gated candidate still counts if the legs fold before it returns to rest
     leg_cue_rest: str = "median"  # "median": of the 0.5 s up to the last rest frame; "frame": that frame alone
@@ -153,7 +154,8 @@ class RepetitionCounter:
             legs.append(min(max(float(q[ankle, 1] - q[hip, 1]) / shin, 0.0), 5.0))
         # Unknown (NaN) until hips, knees and ankles have all been seen since the reset: a camera
         # that cuts the feet off gives no cue, and then the gate does not apply.
-        self.leg_height = (legs[0] + legs[1]) / 2 if self.seen[11:17].all() else float("nan")
+        valid = self.seen[11:17].all() and (not self.c.leg_valid_only or all(q[a, 1] - q[k, 1] >= 0.02 for k, a in ((13, 15), (14, 16))))
+        self.leg_height = (legs[0] + legs[1]) / 2 if valid else float("nan")
         left = q[[p[0] for p in PAIRS]]
         right = q[[p[1] for p in PAIRS]]
         return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])

@@ -36,8 +36,9 @@ import PoseEstimation
 /// emptied.
 ///
 /// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
-/// every buffer is allocated once in `init` (about 20 µs per frame in a release build on the 2-core
-/// development machine). Not thread-safe: one frame loop owns it.
+/// every buffer is allocated once in `init` (5–46 µs per frame in a release build on the shared
+/// 2-core development machine, depending on its load; the leg cue adds a pass over at most one
+/// window at a candidate repetition). Not thread-safe: one frame loop owns it.
 ///
 /// In the frame loop (every frame at the model rate, the latest classifier decision as the label):
 /// ```swift

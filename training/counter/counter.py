@@ -85,6 +85,7 @@ class Config:
     leg_cue: float = 0.08
     leg_signal: float = 0.0  # >0: squats/lunges count on the leg cue itself; its minimum range (shin lengths)
     leg_valid_only: bool = False  # variant: no cue while an ankle is not below its knee
+    leg_signal_actions: tuple = ("squats", "lunges")
     leg_defer_s: float = 1.0  # … for at most this long after the crossing (0 = until it returns to rest)
     leg_defer: bool = True  # a gated candidate still counts if the legs fold before it returns to rest
     leg_cue_rest: str = "median"  # "median": of the 0.5 s up to the last rest frame; "frame": that frame alone
@@ -206,7 +207,7 @@ class RepetitionCounter:
                 break
             self.axis = w / norm
         s = D @ self.axis
-        leg_signal = c.leg_signal > 0 and action in ("squats", "lunges")
+        leg_signal = c.leg_signal > 0 and action in c.leg_signal_actions
         if leg_signal:
             s = -np.asarray(self.cues, np.float64)
         k = c.smoothing

@@ -86,6 +86,7 @@ class Config:
     leg_signal: float = 0.0  # >0: squats/lunges count on the leg cue itself; its minimum range (shin lengths)
     leg_valid_only: bool = False  # variant: no cue while an ankle is not below its knee
     leg_signal_actions: tuple = ("squats", "lunges")
+    arm_cue: float = 0.0  # variant: push-ups gated on (wrist − elbow) / (wrist − shoulder), vertical
     leg_defer_s: float = 1.0  # … for at most this long after the crossing (0 = until it returns to rest)
     leg_defer: bool = True  # a gated candidate still counts if the legs fold before it returns to rest
     leg_cue_rest: str = "median"  # "median": of the 0.5 s up to the last rest frame; "frame": that frame alone
@@ -130,6 +131,7 @@ class RepetitionCounter:
         self.last_candidate_t = None
         self.intervals = []
         self.cues = []
+        self.arm_cues = []
         self.leg_pending = False
         self.held = 0
         self.held_end = None
@@ -157,6 +159,11 @@ class RepetitionCounter:
         # that cuts the feet off gives no cue, and then the gate does not apply.
         valid = self.seen[11:17].all() and (not self.c.leg_valid_only or all(q[a, 1] - q[k, 1] >= 0.02 for k, a in ((13, 15), (14, 16))))
         self.leg_height = (legs[0] + legs[1]) / 2 if valid else float("nan")
+        arms = []
+        for shoulder, elbow, wrist in ((5, 7, 9), (6, 8, 10)):
+            upper = max(float(q[wrist, 1] - q[shoulder, 1]), 0.02)
+            arms.append(min(max(float(q[wrist, 1] - q[elbow, 1]) / upper, 0.0), 5.0))
+        self.arm_height = (arms[0] + arms[1]) / 2 if self.seen[5:11].all() else float("nan")
         left = q[[p[0] for p in PAIRS]]
         right = q[[p[1] for p in PAIRS]]
         return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])
@@ -185,11 +192,13 @@ class RepetitionCounter:
         self.last_pose_t = t
         self.rows.append(x)
         self.cues.append(self.leg_height)
+        self.arm_cues.append(self.arm_height)
         self.current = x
         self.times.append(t)
         if len(self.rows) > c.window:
             self.rows.pop(0)
             self.cues.pop(0)
+            self.arm_cues.pop(0)
             self.times.pop(0)
         if len(self.rows) < c.warmup:
             return credited
@@ -319,6 +328,8 @@ class RepetitionCounter:
                 self.held += 1
             return None
         self.candidates.append((now, t, self.last_rest_t))
+        if c.arm_cue > 0 and action == "push_ups" and not self.leg_cue_moved(t, self.arm_cues, c.arm_cue):
+            return None
         if c.leg_cue > 0 and action in ("squats", "lunges") and not self.leg_cue_moved(t):
             self.leg_pending = c.leg_defer
             self.leg_pending_t = t
@@ -357,22 +368,24 @@ class RepetitionCounter:
             return self.events[-1]
         return self.count(action, now, 1)
 
-    def leg_cue_moved(self, t):
+    def leg_cue_moved(self, t, cues=None, threshold=None):
         c = self.c
+        cues = self.cues if cues is None else cues
+        threshold = c.leg_cue if threshold is None else threshold
         times = self.times
         i_end = max(i for i, tt in enumerate(times) if tt <= t + 1e-9)
         starts = [i for i, tt in enumerate(times) if tt <= self.last_rest_t + 1e-9]
         i_rest = starts[-1] if starts else 0
         if c.leg_cue_rest == "median":
             lo = max(0, i_rest - int(round(0.5 * c.fps)))
-            rest = float(np.median(self.cues[lo:i_rest + 1]))
+            rest = float(np.median(cues[lo:i_rest + 1]))
         else:
-            rest = self.cues[i_rest]
-        span = self.cues[max(0, i_rest - int(round(0.5 * c.fps))):i_end + 1]
+            rest = cues[i_rest]
+        span = cues[max(0, i_rest - int(round(0.5 * c.fps))):i_end + 1]
         if any(np.isnan(v) for v in span):
             return True  # the legs were not all seen yet: no cue, the generic path counts
-        moved = max(abs(v - rest) for v in self.cues[i_rest:i_end + 1])
-        return moved >= c.leg_cue
+        moved = max(abs(v - rest) for v in cues[i_rest:i_end + 1])
+        return moved >= threshold
 
     def count(self, action, now, n):
         for _ in range(n):

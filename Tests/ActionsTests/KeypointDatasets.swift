@@ -138,8 +138,26 @@ enum KeypointDatasets {
         }
     }
 
+    /// The label `replay --action` gets for a dataset class (`training/counter/data.py`: Countix's
+    /// and Penn's classes that are ours get their own label; the others `burpees`, a countable label
+    /// without a per-action cue, so the counter's generic path counts them).
+    static func label(for datasetLabel: String) -> ActionLabel {
+        switch datasetLabel {
+        case "squat": .squats
+        case "lunge": .lunges
+        case "push_up", "pushup": .pushUps
+        case "jumping_jacks": .jumpingJacks
+        default: .burpees
+        }
+    }
+
     /// Runs a sequence with the label fixed (as `replay --action`) and returns the count.
-    static func count(_ sequence: Sequence, action: ActionLabel = .squats) -> Int {
+    static func count(_ sequence: Sequence) -> Int {
+        count(sequence, action: label(for: sequence.datasetLabel))
+    }
+
+    /// Runs a sequence with `action` fixed and returns the count.
+    static func count(_ sequence: Sequence, action: ActionLabel) -> Int {
         let counter = RepetitionCounter()
         for (index, pose) in sequence.poses.enumerated() {
             _ = counter.process(timestamp: Double(index) / 15, pose: pose, action: action)

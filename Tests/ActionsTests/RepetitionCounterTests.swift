@@ -187,6 +187,25 @@ import Testing
         #expect(counter.count(of: .squats) == 8)
     }
 
+    @Test(arguments: [ActionLabel.squats, .lunges])
+    func squatsWithTheFeetNeverInFrameAreCountedWithoutTheLegCue(label: ActionLabel) {
+        // A camera that cuts the feet off: the ankles are never seen, so the hip's height above them
+        // is unknown and the leg cue must not block the count (the generic path counts).
+        var generator = SplitMix64(state: 11)
+        let counter = RepetitionCounter()
+        var frame = 0
+        func feed(_ depth: Double) {
+            var pose = SyntheticBody.pose(.squat, depth: depth).jittered(by: 1.5, using: &generator)
+            for joint in [Joint.leftAnkle, .rightAnkle] { pose[joint].score = 0.05 }
+            _ = counter.process(timestamp: Double(frame) / 15, pose: pose, action: label)
+            frame += 1
+        }
+        for _ in 0..<30 { feed(0) }
+        for index in 0..<(8 * 15) { feed((1 - cos(2 * Double.pi * Double(index) / 15)) / 2) }
+        for _ in 0..<30 { feed(0) }
+        #expect(counter.count(of: label) == 8)
+    }
+
     @Test func labelsHaveTheClassifiersRawValues() {
         #expect(ActionLabel.allCases.map(\.rawValue) == [
             "jumping_jacks", "lunges", "burpees", "squats", "push_ups", "other",

@@ -77,6 +77,19 @@ class Config:
     # the history, so a faster set after a pause starts fresh. 0 = off.
     interval_ratio: float = 0.0
     interval_memory: int = 3
+    # Leg cue gate for squats and lunges: the hip's height above the ankles in shin lengths
+    # ((ankle − hip) / (ankle − knee), vertical, each leg's shin at least 0.02 box sizes, ratio in
+    # [0, 5], mean of both legs) must move at least leg_cue away from its rest value (median of the
+    # 0.5 s up to the last rest frame) between that frame and the crossing for the candidate to
+    # count. Vertical ratios survive any per-axis scaling (Countix) and any distance. 0 = off.
+    leg_cue: float = 0.08
+    leg_signal: float = 0.0  # >0: squats/lunges count on the leg cue itself; its minimum range (shin lengths)
+    leg_valid_only: bool = False  # variant: no cue while an ankle is not below its knee
+    leg_signal_actions: tuple = ("squats", "lunges")
+    arm_cue: float = 0.0  # variant: push-ups gated on (wrist − elbow) / (wrist − shoulder), vertical
+    leg_defer_s: float = 1.0  # … for at most this long after the crossing (0 = until it returns to rest)
+    leg_defer: bool = True  # a gated candidate still counts if the legs fold before it returns to rest
+    leg_cue_rest: str = "median"  # "median": of the 0.5 s up to the last rest frame; "frame": that frame alone
     interval_reset: float = 2.5
 
     @property
@@ -95,6 +108,7 @@ class RepetitionCounter:
         self.session = 0
         self.last_action = None
         self.events = []  # (t, label, count)
+        self.candidates = []  # (decision time, crossing time, last time on the rest side)
         self.trace = []  # (t, signal, near, far)
         self.reset_motion()
         self.last_pose_t = -np.inf
@@ -116,6 +130,9 @@ class RepetitionCounter:
         self.pending_similar = []
         self.last_candidate_t = None
         self.intervals = []
+        self.cues = []
+        self.arm_cues = []
+        self.leg_pending = False
         self.held = 0
         self.held_end = None
 
@@ -134,6 +151,19 @@ class RepetitionCounter:
         centre = (lo + hi) / 2
         scale = 1 / max(float(np.max(hi - lo)), 1e-6)
         q = np.where(self.seen[:, None], (self.held_pose - centre) * scale, 0.0)
+        legs = []
+        for hip, knee, ankle in ((11, 13, 15), (12, 14, 16)):
+            shin = max(float(q[ankle, 1] - q[knee, 1]), 0.02)
+            legs.append(min(max(float(q[ankle, 1] - q[hip, 1]) / shin, 0.0), 5.0))
+        # Unknown (NaN) until hips, knees and ankles have all been seen since the reset: a camera
+        # that cuts the feet off gives no cue, and then the gate does not apply.
+        valid = self.seen[11:17].all() and (not self.c.leg_valid_only or all(q[a, 1] - q[k, 1] >= 0.02 for k, a in ((13, 15), (14, 16))))
+        self.leg_height = (legs[0] + legs[1]) / 2 if valid else float("nan")
+        arms = []
+        for shoulder, elbow, wrist in ((5, 7, 9), (6, 8, 10)):
+            upper = max(float(q[wrist, 1] - q[shoulder, 1]), 0.02)
+            arms.append(min(max(float(q[wrist, 1] - q[elbow, 1]) / upper, 0.0), 5.0))
+        self.arm_height = (arms[0] + arms[1]) / 2 if self.seen[5:11].all() else float("nan")
         left = q[[p[0] for p in PAIRS]]
         right = q[[p[1] for p in PAIRS]]
         return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])
@@ -144,6 +174,7 @@ class RepetitionCounter:
             if self.last_action is not None and self.last_action != action:
                 self.side = 0
                 self.rest = 0
+                self.leg_pending = False
             self.last_action = action
         if self.held and (action == "other" or (self.held_end is not None and t - self.held_end > c.hold_s)):
             self.held = 0
@@ -160,10 +191,14 @@ class RepetitionCounter:
             return credited
         self.last_pose_t = t
         self.rows.append(x)
+        self.cues.append(self.leg_height)
+        self.arm_cues.append(self.arm_height)
         self.current = x
         self.times.append(t)
         if len(self.rows) > c.window:
             self.rows.pop(0)
+            self.cues.pop(0)
+            self.arm_cues.pop(0)
             self.times.pop(0)
         if len(self.rows) < c.warmup:
             return credited
@@ -181,6 +216,9 @@ class RepetitionCounter:
                 break
             self.axis = w / norm
         s = D @ self.axis
+        leg_signal = c.leg_signal > 0 and action in c.leg_signal_actions
+        if leg_signal:
+            s = -np.asarray(self.cues, np.float64)
         k = c.smoothing
         cs = np.concatenate([[0.0], np.cumsum(s)])
         i = np.arange(len(s))
@@ -208,7 +246,7 @@ class RepetitionCounter:
         self.trace.append((t, cur, lo + m, hi - m))
         if c.gate > 0:
             self.credit(t, s, action)
-        if r < c.min_range:
+        if r < (c.leg_signal if leg_signal else c.min_range):
             return credited
         if c.replay_warmup and not self.replayed:
             self.replayed = True
@@ -219,6 +257,18 @@ class RepetitionCounter:
         return self.step(cur, t, lo, hi, m, t, action) or credited
 
     def step(self, cur, t, lo, hi, m, now, action):
+        result = self.side_step(cur, t, lo, hi, m, now, action)
+        if result is None and self.leg_pending and self.side != 0 and self.side != self.rest:
+            # A squat or lunge that reached the far side before its legs had folded enough: it
+            # counts on the frame they do, as long as the signal has not gone back to rest.
+            if action not in ("squats", "lunges") or (self.c.leg_defer_s > 0 and t - self.leg_pending_t > self.c.leg_defer_s):
+                self.leg_pending = False
+            elif self.leg_cue_moved(t):
+                self.leg_pending = False
+                return self.count(action, now, 1)
+        return result
+
+    def side_step(self, cur, t, lo, hi, m, now, action):
         c = self.c
         new = self.side
         if c.rule == "both" and self.side != 0:
@@ -267,6 +317,7 @@ class RepetitionCounter:
         self.extreme = cur
         if new == self.rest:
             self.last_rest_t = t
+            self.leg_pending = False
             if self.held and self.held_end is None:
                 self.held_end = t  # the first held repetition has ended
             return None
@@ -275,6 +326,13 @@ class RepetitionCounter:
                 if not self.held:
                     self.held_end = None
                 self.held += 1
+            return None
+        self.candidates.append((now, t, self.last_rest_t))
+        if c.arm_cue > 0 and action == "push_ups" and not self.leg_cue_moved(t, self.arm_cues, c.arm_cue):
+            return None
+        if c.leg_cue > 0 and action in ("squats", "lunges") and not self.leg_cue_moved(t):
+            self.leg_pending = c.leg_defer
+            self.leg_pending_t = t
             return None
         if c.max_excursion_s > 0 and t - self.last_rest_t > c.max_excursion_s:
             return None
@@ -309,6 +367,25 @@ class RepetitionCounter:
                 self.events.append((now, action, self.counts[action]))
             return self.events[-1]
         return self.count(action, now, 1)
+
+    def leg_cue_moved(self, t, cues=None, threshold=None):
+        c = self.c
+        cues = self.cues if cues is None else cues
+        threshold = c.leg_cue if threshold is None else threshold
+        times = self.times
+        i_end = max(i for i, tt in enumerate(times) if tt <= t + 1e-9)
+        starts = [i for i, tt in enumerate(times) if tt <= self.last_rest_t + 1e-9]
+        i_rest = starts[-1] if starts else 0
+        if c.leg_cue_rest == "median":
+            lo = max(0, i_rest - int(round(0.5 * c.fps)))
+            rest = float(np.median(cues[lo:i_rest + 1]))
+        else:
+            rest = cues[i_rest]
+        span = cues[max(0, i_rest - int(round(0.5 * c.fps))):i_end + 1]
+        if any(np.isnan(v) for v in span):
+            return True  # the legs were not all seen yet: no cue, the generic path counts
+        moved = max(abs(v - rest) for v in cues[i_rest:i_end + 1])
+        return moved >= threshold
 
     def count(self, action, now, n):
         for _ in range(n):

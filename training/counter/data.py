@@ -27,6 +27,10 @@ SOURCE_FPS = 30.0
 # Our action labels for the dataset classes (None: a repetitive move that is not one of ours).
 COUNTIX_ACTION = {"squat": "squats", "lunge": "lunges", "push_up": "push_ups"}
 PENN_ACTION = {"squat": "squats", "pushup": "push_ups", "jumping_jacks": "jumping_jacks"}
+# The fixed label for a class that is none of ours: one of the countable labels that has no
+# per-action cue (counter.Config.leg_cue gates squats and lunges only), so the counter's generic
+# path counts it. Before the cue it did not matter which countable label was used.
+GENERIC_LABEL = "burpees"
 
 
 @dataclass
@@ -37,6 +41,11 @@ class Sequence:
     count: int | None
     poses: np.ndarray  # float32[T, 17, 3] at MODEL_FPS; score 0 = missing
     fps: float
+
+    @property
+    def label(self) -> str:
+        """The label replay --action gets for this sequence."""
+        return self.action or GENERIC_LABEL
 
 
 def subsample(poses: np.ndarray, source_fps: float = SOURCE_FPS, fps: float = MODEL_FPS) -> np.ndarray:

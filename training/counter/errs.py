@@ -3,7 +3,7 @@ kw = eval(sys.argv[1]) if len(sys.argv) > 1 else {}
 seqs = data.load_countix()
 rows = []
 for s in seqs:
-    c = counter.count_sequence(s.poses, config=counter.Config(**kw))
+    c = counter.count_sequence(s.poses, s.label, config=counter.Config(**kw))
     rows.append((abs(c.session - s.count) / s.count, s.name, s.count, c.session, len(s.poses) / 15))
 rows.sort(reverse=True)
 tot = sum(r[0] for r in rows)

@@ -115,7 +115,7 @@ def cmd_countix(args):
     import counter
     config = config_from(args.config)
     seqs = data.load_countix()
-    rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, config=config).session) for s in seqs]
+    rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, s.label, config=config).session) for s in seqs]
     score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
 
 
@@ -123,7 +123,7 @@ def cmd_penn(args):
     import counter
     rows = []
     for s in data.load_penn():
-        action = data.PENN_ACTION.get(s.dataset_label, "squats")  # the label only gates counting
+        action = data.PENN_ACTION.get(s.dataset_label, data.GENERIC_LABEL)
         rows.append((s.name, s.dataset_label, counter.count_sequence(s.poses, action=action).session))
     penn_summary(rows)
 
@@ -138,7 +138,7 @@ def cmd_swift(args):
         rows = [(s.name, s.dataset_label, s.count, swift[s.name]) for s in seqs]
         print("Swift RepetitionCounter:")
         score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
-        python = {s.name: counter.count_sequence(s.poses).session for s in seqs}
+        python = {s.name: counter.count_sequence(s.poses, s.label).session for s in seqs}
         same = sum(python[n] == swift[n] for n in swift)
         print(f"Swift vs Python reference: identical counts on {same}/{len(swift)} sequences")
     path = os.path.join(args.directory, "penn.tsv")
@@ -167,7 +167,7 @@ def cmd_replay(args):
             poses[s.poses[:, :, 2].max(axis=1) == 0] = 0
             path = os.path.join(tmp, s.name)
             np.save(path, poses.astype(np.float32))
-            action = s.action or "squats"
+            action = s.label
             fixed = int(replay_jsonl(args.posewatch, path, ["--action", action])[-1]["summary"]["reps"][action])
             fixed_rows.append((s.name, s.dataset_label, s.count, fixed))
             same_fixed += fixed == counter.count_sequence(s.poses, action=action).session

@@ -21,6 +21,10 @@ import PoseEstimation
 ///
 /// 4. The first decision after a person appears also runs step 3 over the frames of the warm-up
 ///    second, so a repetition begun before the counter could decide is credited then (≤ 1 s late).
+/// 5. Squats and lunges must also fold the legs: the hip's height above the ankles in shin lengths
+///    has to change (`legCueShinLengths`) from its rest value between leaving the rest side and reaching the far side.
+///    Walking, talking or setting up move the motion signal as much as a repetition does, but the
+///    hips stay at the same height over the feet. Other actions have no cue (the generic path).
 ///
 /// The side tracking runs whatever the label is, so a classifier flickering to `low_confidence`
 /// for a moment does not lose the phase; counting happens only while the label is one of the five
@@ -32,8 +36,9 @@ import PoseEstimation
 /// emptied.
 ///
 /// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
-/// every buffer is allocated once in `init` (about 20 µs per frame in a release build on the 2-core
-/// development machine). Not thread-safe: one frame loop owns it.
+/// every buffer is allocated once in `init` (5–46 µs per frame in a release build on the shared
+/// 2-core development machine, depending on its load; the leg cue adds a pass over at most one
+/// window at a candidate repetition). Not thread-safe: one frame loop owns it.
 ///
 /// In the frame loop (every frame at the model rate, the latest classifier decision as the label):
 /// ```swift
@@ -66,6 +71,13 @@ public final class RepetitionCounter {
         return mask
     }()
 
+    /// Bit mask of both hips, knees and ankles (the leg cue's joints).
+    private static let legMask: UInt32 = {
+        var mask: UInt32 = 0
+        for joint in Joint.leftHip.rawValue...Joint.rightAnkle.rawValue { mask |= 1 << UInt32(joint) }
+        return mask
+    }()
+
     // MARK: counts
 
     private let perAction: UnsafeMutablePointer<Int>
@@ -87,6 +99,19 @@ public final class RepetitionCounter {
     private let projection: UnsafeMutablePointer<Double>
     /// Each ring row's timestamp (same slots as `window`).
     private let times: UnsafeMutablePointer<Double>
+    /// Each ring row's hip height above the ankles in shin lengths (same slots), for the leg cue.
+    private let legHeights: UnsafeMutablePointer<Double>
+    /// The last time the signal was on the rest side (where a repetition's excursion starts).
+    private var lastRestTime = -Double.infinity
+    /// The leg cue's rest value is the median over this many frames before the last rest frame (and
+    /// it): 0.5 s, so one noisy frame does not decide. Scratch space for that median.
+    private let legRestFrames: Int
+    private let legRestScratch: UnsafeMutablePointer<Double>
+    /// A squat or lunge reached the far side before its legs had folded enough (at `legPendingTime`):
+    /// it still counts on the frame they do, within `legCueDeferSeconds` and before the signal is
+    /// back on the rest side.
+    private var legPending = false
+    private var legPendingTime = 0.0
     /// Whether the warm-up frames have been run through the side logic since the last reset.
     private var creditedWarmUp = false
     private var hasAxis = false
@@ -134,6 +159,11 @@ public final class RepetitionCounter {
         projection.initialize(repeating: 0, count: capacity)
         times = .allocate(capacity: capacity)
         times.initialize(repeating: 0, count: capacity)
+        legHeights = .allocate(capacity: capacity)
+        legHeights.initialize(repeating: 0, count: capacity)
+        legRestFrames = Int((0.5 * configuration.framesPerSecond).rounded())
+        legRestScratch = .allocate(capacity: legRestFrames + 1)
+        legRestScratch.initialize(repeating: 0, count: legRestFrames + 1)
     }
 
     deinit {
@@ -144,6 +174,8 @@ public final class RepetitionCounter {
         scratch.deallocate()
         projection.deallocate()
         times.deallocate()
+        legHeights.deallocate()
+        legRestScratch.deallocate()
     }
 
     // MARK: public API
@@ -175,6 +207,7 @@ public final class RepetitionCounter {
                 // motion axis follows within a few frames).
                 side = 0
                 restSide = 0
+                legPending = false
             }
             lastCountableAction = action
         }
@@ -214,6 +247,8 @@ public final class RepetitionCounter {
         side = 0
         restSide = 0
         lastSideChange = -Double.infinity
+        lastRestTime = -Double.infinity
+        legPending = false
         heldRepetitions = 0  // whoever did them has left
     }
 
@@ -224,6 +259,17 @@ public final class RepetitionCounter {
         guard seenJoints & (1 << UInt32(joint)) != 0 else { return (0, 0) }
         let point = heldPose[joint]
         return ((point.x - centreX) * scale, (point.y - centreY) * scale)
+    }
+
+    /// One leg's hip height above its ankle in shin lengths (COCO: the knee and ankle follow the hip
+    /// two and four places on).
+    @inline(__always)
+    private func hipHeight(hip: Int, centreX: Float, centreY: Float, scale: Float) -> Double {
+        let hipY = normalised(hip, centreX: centreX, centreY: centreY, scale: scale).y
+        let kneeY = normalised(hip + 2, centreX: centreX, centreY: centreY, scale: scale).y
+        let ankleY = normalised(hip + 4, centreX: centreX, centreY: centreY, scale: scale).y
+        let shin = max(Double(ankleY - kneeY), 0.02)
+        return min(max(Double(ankleY - hipY) / shin, 0), 5)
     }
 
     /// Holds confident joints, checks the pose is usable, and writes its features into the ring.
@@ -264,6 +310,13 @@ public final class RepetitionCounter {
             row[14 + 2 * index] = abs(left.x - right.x)
             row[15 + 2 * index] = abs(left.y - right.y)
         }
+        // The leg cue: hip height above the ankles in shin lengths, per leg (a shin foreshortened
+        // below 0.02 box sizes counts as 0.02; the ratio is capped at 5 against such near-zero shins).
+        let left = hipHeight(hip: Joint.leftHip.rawValue, centreX: centreX, centreY: centreY, scale: scale)
+        let right = hipHeight(hip: Joint.rightHip.rawValue, centreX: centreX, centreY: centreY, scale: scale)
+        // Unknown (NaN) until hips, knees and ankles have all been seen since the reset: a camera
+        // that cuts the feet off gives no cue, and then the gate does not apply.
+        legHeights[nextRow] = seenJoints & Self.legMask == Self.legMask ? (left + right) / 2 : .nan
         times[nextRow] = timestamp
         nextRow = (nextRow + 1) % capacity
         rows = min(rows + 1, capacity)
@@ -379,27 +432,86 @@ public final class RepetitionCounter {
                     for index in first...step { smoothed += projection[index] }
                     smoothed /= Double(step - first + 1)
                     if advance(value: smoothed, time: time, low: low, high: high, margin: margin) {
-                        tally(&counted, action: action)
+                        tally(&counted, action: action, time: time)
+                    } else {
+                        checkPendingLegs(&counted, action: action, time: time)
                     }
                 }
             }
         }
         if advance(value: current, time: timestamp, low: low, high: high, margin: margin) {
-            tally(&counted, action: action)
+            tally(&counted, action: action, time: timestamp)
+        } else {
+            checkPendingLegs(&counted, action: action, time: timestamp)
         }
         return record(counted + credited, action: action, timestamp: timestamp)
     }
 
-    /// One repetition seen: counted, or held while no action is decided (until an exercise is
-    /// named, see `process`); under `other` it is neither.
+    /// One repetition seen (its crossing at `time`): counted, or held while no action is decided
+    /// (until an exercise is named, see `process`); under `other` it is neither. A squat or lunge
+    /// whose legs did not fold is not counted.
     @inline(__always)
-    private func tally(_ counted: inout Int, action: ActionLabel?) {
+    private func tally(_ counted: inout Int, action: ActionLabel?, time: Double) {
         if action == nil, configuration.holdSeconds > 0 {
             if heldRepetitions == 0 { heldEnd = .infinity }
             heldRepetitions += 1
+        } else if let action, action == .squats || action == .lunges, configuration.legCueShinLengths > 0,
+                  !legsFolded(until: time) {
+            legPending = true
+            legPendingTime = time
         } else {
             counted += 1
         }
+    }
+
+    /// A squat or lunge waiting for its legs to fold (see `legPending`) counts on this frame if they
+    /// have; it is dropped once the label is no longer that kind of exercise or the wait is over.
+    @inline(__always)
+    private func checkPendingLegs(_ counted: inout Int, action: ActionLabel?, time: Double) {
+        guard legPending, side != 0, side != restSide else { return }
+        if action != .squats && action != .lunges
+            || (configuration.legCueDeferSeconds > 0 && time - legPendingTime > configuration.legCueDeferSeconds) {
+            legPending = false
+        } else if legsFolded(until: time) {
+            legPending = false
+            counted += 1
+        }
+    }
+
+    /// Whether the leg cue moved by `legCueShinLengths` away from its rest value (the median of the
+    /// half second up to the last frame on the rest side, or the oldest in the window) between that
+    /// frame and the frame at `time`.
+    private func legsFolded(until time: Double) -> Bool {
+        let oldest = rows < capacity ? 0 : nextRow
+        var restStep = 0
+        var endStep = 0
+        for step in 0..<rows {
+            let stepTime = times[(oldest + step) % capacity]
+            if stepTime <= lastRestTime + 1e-9 { restStep = step }
+            if stepTime <= time + 1e-9 { endStep = step }
+        }
+        let first = max(0, restStep - legRestFrames)
+        for step in first...max(first, endStep) where legHeights[(oldest + step) % capacity].isNaN {
+            return true  // the legs were not all seen yet: no cue, the generic path counts
+        }
+        // Median by insertion sort into the scratch (at most legRestFrames + 1 values).
+        let count = restStep - first + 1
+        for index in 0..<count {
+            let value = legHeights[(oldest + first + index) % capacity]
+            var position = index
+            while position > 0, legRestScratch[position - 1] > value {
+                legRestScratch[position] = legRestScratch[position - 1]
+                position -= 1
+            }
+            legRestScratch[position] = value
+        }
+        let rest = count % 2 == 1 ? legRestScratch[count / 2]
+            : (legRestScratch[count / 2 - 1] + legRestScratch[count / 2]) / 2
+        var moved = 0.0
+        if restStep <= endStep {
+            for step in restStep...endStep { moved = max(moved, abs(legHeights[(oldest + step) % capacity] - rest)) }
+        }
+        return moved >= configuration.legCueShinLengths
     }
 
     /// Moves between the sides for one smoothed value; true when that is a move from the rest side
@@ -411,8 +523,12 @@ public final class RepetitionCounter {
         } else if value <= low + margin {
             newSide = -1
         }
+        if (restSide == 1 && value >= high - margin) || (restSide == -1 && value <= low + margin) {
+            lastRestTime = time
+        }
         if side == 0 {
             if newSide != 0 {
+                lastRestTime = time
                 side = newSide
                 if restSide == 0 { restSide = newSide }
             }
@@ -421,6 +537,10 @@ public final class RepetitionCounter {
         guard newSide != side, time - lastSideChange >= configuration.minimumHalfSeconds else { return false }
         side = newSide
         lastSideChange = time
+        if newSide == restSide {
+            lastRestTime = time
+            legPending = false
+        }
         if newSide == restSide, heldRepetitions > 0, heldEnd == .infinity {
             heldEnd = time  // the first held repetition has ended
         }

@@ -34,6 +34,18 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     public var minimumKeypointScore: Float = 0.3
     /// A frame needs at least this many of the 13 body joints above the score to count as a pose.
     public var minimumVisibleJoints: Int = 7
+    /// Squats and lunges only: a repetition counts only if the hip's height above the ankles,
+    /// measured in shin lengths (`(ankle − hip) / (ankle − knee)`, vertical, mean of both legs; about
+    /// 2 standing, 1 at a parallel squat), moved at least this far from its rest value (the median
+    /// of the half second up to the last frame on the rest side) before the crossing to the far side. Walking, talking or turning move the motion
+    /// signal but not the legs' fold. Vertical ratios do not depend on distance (or on per-axis
+    /// scaling). 0 turns the gate off; other actions have no cue and are never gated.
+    public var legCueShinLengths: Double = 0.08
+    /// A squat or lunge whose legs had not folded enough when it reached the far side still counts
+    /// on the frame they do, for at most this long after that and only before the signal is back on
+    /// the rest side (a shallow repetition crosses the threshold before its deepest point). 0: until
+    /// it is back on the rest side.
+    public var legCueDeferSeconds: Double = 1
 
     public init() {}
 

@@ -91,6 +91,15 @@ class Config:
     leg_defer: bool = True  # a gated candidate still counts if the legs fold before it returns to rest
     leg_cue_rest: str = "median"  # "median": of the 0.5 s up to the last rest frame; "frame": that frame alone
     interval_reset: float = 2.5
+    # Camera zoom / cut: when the body's bones (median length ratio over the bones confidently seen
+    # in both frames, at least 3) change by more than this factor from one usable pose to the next
+    # and the next pose confirms it, the image's coordinate frame changed: the motion state is
+    # reset as for a person re-entering (held joints are in the old frame). 0 = off.
+    zoom: float = 2.5
+    # A joint seen for the first time since the reset changes what the features mean (it sat at the
+    # box centre): "warmup" restarts the window if that happens before the first decision,
+    # "always" at any time, "" never.
+    new_joint: str = "warmup"
 
     @property
     def window(self):
@@ -135,15 +144,44 @@ class RepetitionCounter:
         self.leg_pending = False
         self.held = 0
         self.held_end = None
+        self.scale_hist = []
+
+    def restart_window(self):
+        """The window and the sides start afresh; the held joints (and counts) stay."""
+        self.rows, self.times, self.cues, self.arm_cues = [], [], [], []
+        self.replayed = False
+        self.axis = None
+        self.side = 0
+        self.rest = 0
+        self.last_change = -np.inf
+        self.last_rest_t = -np.inf
+        self.leg_pending = False
+
+    def scale_changed(self, pose, conf):
+        hist = self.scale_hist
+        hist.append((pose[:, :2].astype(np.float64), conf))
+        if len(hist) > 3:
+            hist.pop(0)
+        if len(hist) < 3:
+            return False
+        r1 = bone_ratio(hist[1], hist[0])
+        r2 = bone_ratio(hist[2], hist[0])
+        z = self.c.zoom
+        return (r1 > z and r2 > z) or (r1 < 1 / z and r2 < 1 / z)
 
     def features(self, pose):
         c = self.c
         conf = pose[:, 2] >= c.min_score
         if conf[BODY].sum() < c.min_visible:
             return None
+        if c.zoom > 0 and self.scale_changed(pose, conf):
+            self.reset_motion()
+            self.scale_hist = [(pose[:, :2].astype(np.float64), conf)]
         body = np.zeros(17, bool)
         body[BODY] = True
         upd = conf & body
+        if c.new_joint and self.seen.any() and (upd & ~self.seen).any() and (c.new_joint == "always" or not self.replayed):
+            self.restart_window()
         self.held_pose[upd] = pose[upd, :2]
         self.seen |= upd
         pts = self.held_pose[self.seen]
@@ -248,8 +286,10 @@ class RepetitionCounter:
             self.credit(t, s, action)
         if r < (c.leg_signal if leg_signal else c.min_range):
             return credited
-        if c.replay_warmup and not self.replayed:
-            self.replayed = True
+        if not self.replayed:
+            self.replayed = True  # the first decision since the (re)start
+            if not c.replay_warmup:
+                return self.step(cur, t, lo, hi, m, t, action) or credited
             for value, when in zip(sm[:-1], self.times[:-1]):
                 if t - when > (c.warmup_s if c.replay_s is None else c.replay_s):
                     continue  # older than the event latency allows
@@ -413,6 +453,22 @@ class RepetitionCounter:
                 self.session += 1
                 self.events.append((t, action, self.counts[action]))
             self.pending = []
+
+
+BONES = [(5, 6), (11, 12), (5, 11), (6, 12), (5, 7), (7, 9), (6, 8), (8, 10), (11, 13), (13, 15), (12, 14), (14, 16)]
+
+
+def bone_ratio(now, before):
+    """Median ratio of bone lengths (now / before) over the bones confident in both; 1 if < 3."""
+    (p1, c1), (p0, c0) = now, before
+    ratios = []
+    for a, b in BONES:
+        if c1[a] and c1[b] and c0[a] and c0[b]:
+            l1 = float(np.hypot(*(p1[a] - p1[b])))
+            l0 = float(np.hypot(*(p0[a] - p0[b])))
+            if l0 > 0 and l1 > 0:
+                ratios.append(l1 / l0)
+    return float(np.median(ratios)) if len(ratios) >= 3 else 1.0
 
 
 def count_sequence(poses: np.ndarray, action: str = "squats", fps: float = 15.0, config: Config | None = None):

@@ -112,6 +112,13 @@ public final class RepetitionCounter {
     /// back on the rest side.
     private var legPending = false
     private var legPendingTime = 0.0
+    /// The raw positions of the last two usable poses (oldest first) and whose joints were confident,
+    /// for the zoom check; `scaleHistoryCount` of them are valid.
+    private var scaleHistory = (Pose(), Pose())
+    private var scaleHistoryMasks: (UInt32, UInt32) = (0, 0)
+    private var scaleHistoryCount = 0
+    /// Scratch for the median of the bone length ratios (at most 12).
+    private let boneRatios: UnsafeMutablePointer<Double>
     /// Whether the warm-up frames have been run through the side logic since the last reset.
     private var creditedWarmUp = false
     private var hasAxis = false
@@ -164,6 +171,8 @@ public final class RepetitionCounter {
         legRestFrames = Int((0.5 * configuration.framesPerSecond).rounded())
         legRestScratch = .allocate(capacity: legRestFrames + 1)
         legRestScratch.initialize(repeating: 0, count: legRestFrames + 1)
+        boneRatios = .allocate(capacity: Self.bones.count)
+        boneRatios.initialize(repeating: 0, count: Self.bones.count)
     }
 
     deinit {
@@ -176,6 +185,7 @@ public final class RepetitionCounter {
         times.deallocate()
         legHeights.deallocate()
         legRestScratch.deallocate()
+        boneRatios.deallocate()
     }
 
     // MARK: public API
@@ -238,7 +248,21 @@ public final class RepetitionCounter {
 
     // MARK: steps
 
+    /// The window and the sides start afresh; the held joints, held repetitions and counts stay.
+    private func restartWindow() {
+        rows = 0
+        nextRow = 0
+        hasAxis = false
+        creditedWarmUp = false
+        side = 0
+        restSide = 0
+        lastSideChange = -Double.infinity
+        lastRestTime = -Double.infinity
+        legPending = false
+    }
+
     private func resetMotion() {
+        scaleHistoryCount = 0
         rows = 0
         nextRow = 0
         hasAxis = false
@@ -282,6 +306,19 @@ public final class RepetitionCounter {
         // A frame with only a few confident joints is a person half out of frame or a false
         // detection; it tells nothing about the motion, so it is treated as no pose.
         guard visible >= configuration.minimumVisibleJoints else { return false }
+        var confident: UInt32 = 0
+        for joint in 0..<Joint.count where pose[joint].score >= minimumScore { confident |= 1 << UInt32(joint) }
+        if configuration.zoomFactor > 0, scaleChanged(pose, confident: confident) {
+            // The camera zoomed or cut: what is held, and the window's range, are in the old frame.
+            resetMotion()
+            scaleHistory.1 = pose
+            scaleHistoryMasks.1 = confident
+            scaleHistoryCount = 1
+        }
+        let newJoints = confident & Self.bodyMask & ~seenJoints
+        if configuration.restartsWarmUpOnNewJoint, seenJoints != 0, newJoints != 0, !creditedWarmUp {
+            restartWindow()
+        }
         for joint in 0..<Joint.count where Self.bodyMask & (1 << UInt32(joint)) != 0 {
             let point = pose[joint]
             if point.score >= minimumScore {
@@ -321,6 +358,67 @@ public final class RepetitionCounter {
         nextRow = (nextRow + 1) % capacity
         rows = min(rows + 1, capacity)
         return true
+    }
+
+    /// Shoulders, hips, both sides of the torso, upper arms, forearms, thighs, shins.
+    private static let bones: [(Int, Int)] = [(5, 6), (11, 12), (5, 11), (6, 12), (5, 7), (7, 9), (6, 8), (8, 10),
+                                              (11, 13), (13, 15), (12, 14), (14, 16)]
+
+    /// Pushes this usable pose into the zoom history and says whether the two newest poses are both
+    /// more than `zoomFactor` larger (or smaller) than the oldest: a one-frame detection glitch
+    /// is not confirmed by the next pose, a zoom is.
+    private func scaleChanged(_ pose: Pose, confident: UInt32) -> Bool {
+        if scaleHistoryCount < 2 {
+            if scaleHistoryCount == 0 {
+                scaleHistory.0 = pose
+                scaleHistoryMasks.0 = confident
+            } else {
+                scaleHistory.1 = pose
+                scaleHistoryMasks.1 = confident
+            }
+            scaleHistoryCount += 1
+            return false
+        }
+        let factor = configuration.zoomFactor
+        let newest = boneRatio(pose, confident, scaleHistory.0, scaleHistoryMasks.0)
+        let middle = boneRatio(scaleHistory.1, scaleHistoryMasks.1, scaleHistory.0, scaleHistoryMasks.0)
+        scaleHistory.0 = scaleHistory.1
+        scaleHistoryMasks.0 = scaleHistoryMasks.1
+        scaleHistory.1 = pose
+        scaleHistoryMasks.1 = confident
+        return (middle > factor && newest > factor) || (middle < 1 / factor && newest < 1 / factor)
+    }
+
+    /// The median of the bones' length ratios (now / before) over the bones confident in both
+    /// poses; 1 with fewer than 3 such bones.
+    private func boneRatio(_ now: Pose, _ nowMask: UInt32, _ before: Pose, _ beforeMask: UInt32) -> Double {
+        var count = 0
+        // Indexed: a debug build's iterator over tuple elements allocates.
+        for bone in 0..<Self.bones.count {
+            let (a, b) = Self.bones[bone]
+            let bits: UInt32 = (1 << UInt32(a)) | (1 << UInt32(b))
+            guard nowMask & bits == bits, beforeMask & bits == bits else { continue }
+            let lengthNow = Self.distance(now[a], now[b])
+            let lengthBefore = Self.distance(before[a], before[b])
+            guard lengthNow > 0, lengthBefore > 0 else { continue }
+            // Insertion into the sorted scratch.
+            let ratio = lengthNow / lengthBefore
+            var position = count
+            while position > 0, boneRatios[position - 1] > ratio {
+                boneRatios[position] = boneRatios[position - 1]
+                position -= 1
+            }
+            boneRatios[position] = ratio
+            count += 1
+        }
+        guard count >= 3 else { return 1 }
+        return count % 2 == 1 ? boneRatios[count / 2] : (boneRatios[count / 2 - 1] + boneRatios[count / 2]) / 2
+    }
+
+    @inline(__always)
+    private static func distance(_ a: Keypoint, _ b: Keypoint) -> Double {
+        let dx = Double(a.x) - Double(b.x), dy = Double(a.y) - Double(b.y)
+        return (dx * dx + dy * dy).squareRoot()
     }
 
     /// The window's principal axis by power iteration on its covariance (as Dᵀ(D·v), which never

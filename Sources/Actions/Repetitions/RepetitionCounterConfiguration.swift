@@ -46,6 +46,18 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// the rest side (a shallow repetition crosses the threshold before its deepest point). 0: until
     /// it is back on the rest side.
     public var legCueDeferSeconds: Double = 1
+    /// A camera zoom or cut: when the body's bones (the median length ratio over the bones whose
+    /// joints are confident in both poses, at least 3 of 12) grow or shrink by more than this factor
+    /// from one usable pose to the next, and the pose after confirms it against the same earlier
+    /// one, the image's coordinate frame has changed: the motion state restarts as for a person
+    /// re-entering (held joints and the window's range belong to the old frame). A body cannot
+    /// change its own size that fast; per-frame min–max normalised poses (Countix) fake changes
+    /// up to 2× when the person lies down or sits up. 0 turns it off.
+    public var zoomFactor: Double = 2.5
+    /// Before the first decision after a (re)start, a joint seen for the first time restarts the
+    /// warm-up: until then it sat at the box centre, so the features before and after it are not
+    /// comparable, and a one-frame step would otherwise be counted as a repetition of the warm-up.
+    public var restartsWarmUpOnNewJoint = true
 
     public init() {}
 

@@ -98,7 +98,8 @@ class Config:
     zoom: float = 2.5
     # A joint seen for the first time since the reset changes what the features mean (it sat at the
     # box centre): "warmup" restarts the window if that happens before the first decision,
-    # "always" at any time, "" never.
+    # "always" at any time, "backfill" (measured: the same counts everywhere) gives it its first
+    # position in all the window's rows and makes their features again, "" does nothing.
     new_joint: str = "warmup"
 
     @property
@@ -124,6 +125,7 @@ class RepetitionCounter:
 
     def reset_motion(self):
         self.rows = []
+        self.held_rows = []
         self.times = []
         self.replayed = False
         self.axis = None
@@ -148,7 +150,7 @@ class RepetitionCounter:
 
     def restart_window(self):
         """The window and the sides start afresh; the held joints (and counts) stay."""
-        self.rows, self.times, self.cues, self.arm_cues = [], [], [], []
+        self.rows, self.held_rows, self.times, self.cues, self.arm_cues = [], [], [], [], []
         self.replayed = False
         self.axis = None
         self.side = 0
@@ -182,13 +184,18 @@ class RepetitionCounter:
         upd = conf & body
         if c.new_joint and self.seen.any() and (upd & ~self.seen).any() and (c.new_joint == "always" or not self.replayed):
             self.restart_window()
+        new = upd & ~self.seen
+        back_fill = c.new_joint == "backfill" and self.seen.any() and new.any() and self.rows
         self.held_pose[upd] = pose[upd, :2]
         self.seen |= upd
-        pts = self.held_pose[self.seen]
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        centre = (lo + hi) / 2
-        scale = 1 / max(float(np.max(hi - lo)), 1e-6)
-        q = np.where(self.seen[:, None], (self.held_pose - centre) * scale, 0.0)
+        if back_fill:
+            # Until now the new joint sat at the box centre in the window's rows: it takes the
+            # position it is first seen at in all of them (holding, backwards), and their features
+            # are made again, so its first sighting is not a step in the signal.
+            for k, held in enumerate(self.held_rows):
+                held[new] = pose[new, :2]
+                self.rows[k] = self.feature_vector(held, self.seen)[0]
+        x, q = self.feature_vector(self.held_pose, self.seen)
         legs = []
         for hip, knee, ankle in ((11, 13, 15), (12, 14, 16)):
             shin = max(float(q[ankle, 1] - q[knee, 1]), 0.02)
@@ -202,9 +209,18 @@ class RepetitionCounter:
             upper = max(float(q[wrist, 1] - q[shoulder, 1]), 0.02)
             arms.append(min(max(float(q[wrist, 1] - q[elbow, 1]) / upper, 0.0), 5.0))
         self.arm_height = (arms[0] + arms[1]) / 2 if self.seen[5:11].all() else float("nan")
+        return x
+
+    @staticmethod
+    def feature_vector(held, seen):
+        pts = held[seen]
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        centre = (lo + hi) / 2
+        scale = 1 / max(float(np.max(hi - lo)), 1e-6)
+        q = np.where(seen[:, None], (held - centre) * scale, 0.0)
         left = q[[p[0] for p in PAIRS]]
         right = q[[p[1] for p in PAIRS]]
-        return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)])
+        return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)]), q
 
     def process(self, t, pose, action):
         c = self.c
@@ -229,12 +245,14 @@ class RepetitionCounter:
             return credited
         self.last_pose_t = t
         self.rows.append(x)
+        self.held_rows.append(self.held_pose.copy())
         self.cues.append(self.leg_height)
         self.arm_cues.append(self.arm_height)
         self.current = x
         self.times.append(t)
         if len(self.rows) > c.window:
             self.rows.pop(0)
+            self.held_rows.pop(0)
             self.cues.pop(0)
             self.arm_cues.pop(0)
             self.times.pop(0)

@@ -25,6 +25,10 @@ import PoseEstimation
 ///    has to change (`legCueShinLengths`) from its rest value between leaving the rest side and reaching the far side.
 ///    Walking, talking or setting up move the motion signal as much as a repetition does, but the
 ///    hips stay at the same height over the feet. Other actions have no cue (the generic path).
+/// 6. A camera zoom or cut (the body's bones `zoomFactor` times larger or smaller from one pose to
+///    the next, confirmed by the pose after) restarts the motion state as a person re-entering does:
+///    the held joints and the window's range belong to the old image. A joint seen for the first
+///    time during the warm-up restarts the warm-up (until then it sat at the box centre).
 ///
 /// The side tracking runs whatever the label is, so a classifier flickering to `low_confidence`
 /// for a moment does not lose the phase; counting happens only while the label is one of the five

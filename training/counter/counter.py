@@ -96,6 +96,7 @@ class Config:
     # and the next pose confirms it, the image's coordinate frame changed: the motion state is
     # reset as for a person re-entering (held joints are in the old frame). 0 = off.
     zoom: float = 2.5
+    detrend_s: float = 0.0  # variant: the signal minus its trailing mean over this long (0 = off)
     # A joint seen for the first time since the reset changes what the features mean (it sat at the
     # box centre): "warmup" restarts the window if that happens before the first decision,
     # "always" at any time, "backfill" (measured: the same counts everywhere) gives it its first
@@ -272,6 +273,13 @@ class RepetitionCounter:
                 break
             self.axis = w / norm
         s = D @ self.axis
+        if c.detrend_s > 0:
+            # variant: minus its trailing mean over detrend_s (a causal high-pass)
+            w = max(1, int(round(c.detrend_s * c.fps)))
+            cs0 = np.concatenate([[0.0], np.cumsum(s)])
+            ii = np.arange(len(s))
+            jj = np.maximum(0, ii - w + 1)
+            s = s - (cs0[ii + 1] - cs0[jj]) / (ii + 1 - jj)
         leg_signal = c.leg_signal > 0 and action in c.leg_signal_actions
         if leg_signal:
             s = -np.asarray(self.cues, np.float64)

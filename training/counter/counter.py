@@ -96,6 +96,10 @@ class Config:
     # and the next pose confirms it, the image's coordinate frame changed: the motion state is
     # reset as for a person re-entering (held joints are in the old frame). 0 = off.
     zoom: float = 2.5
+    # variant: a cut in the features (one frame's feature change ≥ cut_size body sizes and ≥ cut_ratio
+    # times the changes just before and after it) restarts the window. 0 = off.
+    cut_size: float = 0.0
+    cut_ratio: float = 4.0
     detrend_s: float = 0.0  # variant: the signal minus its trailing mean over this long (0 = off)
     # A joint seen for the first time since the reset changes what the features mean (it sat at the
     # box centre): "warmup" restarts the window if that happens before the first decision,
@@ -123,6 +127,7 @@ class RepetitionCounter:
         self.trace = []  # (t, signal, near, far)
         self.reset_motion()
         self.last_pose_t = -np.inf
+        self.cuts = 0
 
     def reset_motion(self):
         self.rows = []
@@ -148,6 +153,7 @@ class RepetitionCounter:
         self.held = 0
         self.held_end = None
         self.scale_hist = []
+        self.cut_hist = []
 
     def restart_window(self):
         """The window and the sides start afresh; the held joints (and counts) stay."""
@@ -245,6 +251,20 @@ class RepetitionCounter:
         if x is None:
             return credited
         self.last_pose_t = t
+        if c.cut_size > 0:
+            h = self.cut_hist
+            h.append(x)
+            if len(h) > 4:
+                h.pop(0)
+            if len(h) == 4:
+                v1 = float(np.linalg.norm(h[1] - h[0]))
+                v2 = float(np.linalg.norm(h[2] - h[1]))
+                v3 = float(np.linalg.norm(h[3] - h[2]))
+                if v2 >= c.cut_size and v2 >= c.cut_ratio * max(v1, v3):
+                    # the frame before the cut was h[1]; h[2], h[3] are after: keep those two
+                    self.restart_window()
+                    self.cut_hist = [h[2], h[3]]
+                    self.cuts += 1
         self.rows.append(x)
         self.held_rows.append(self.held_pose.copy())
         self.cues.append(self.leg_height)

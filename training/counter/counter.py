@@ -98,6 +98,10 @@ class Config:
     zoom: float = 2.5
     # variant: a cut in the features (one frame's feature change ≥ cut_size body sizes and ≥ cut_ratio
     # times the changes just before and after it) restarts the window. 0 = off.
+    # variant: squats/lunges also count on the leg cue's own hysteresis (minimum range leg_union
+    # shin lengths), once per leg excursion: a fold the principal axis missed counts, one it
+    # counted does not count twice. 0 = off.
+    leg_union: float = 0.0
     cut_size: float = 0.0
     cut_ratio: float = 4.0
     detrend_s: float = 0.0  # variant: the signal minus its trailing mean over this long (0 = off)
@@ -154,6 +158,12 @@ class RepetitionCounter:
         self.held_end = None
         self.scale_hist = []
         self.cut_hist = []
+        self.u_side = 0
+        self.u_rest = 0
+        self.u_change = -np.inf
+        self.u_pc1 = False
+        self.u_counted = False
+        self.u_bypass = False
 
     def restart_window(self):
         """The window and the sides start afresh; the held joints (and counts) stay."""
@@ -230,6 +240,52 @@ class RepetitionCounter:
         return np.concatenate([q[NOSE], ((left + right) / 2).reshape(-1), np.abs(left - right).reshape(-1)]), q
 
     def process(self, t, pose, action):
+        result = self._process(t, pose, action)
+        if self.c.leg_union > 0:
+            extra = self.leg_union_step(t, action)
+            result = result or extra
+        return result
+
+    def leg_union_step(self, t, action):
+        c = self.c
+        if action not in ("squats", "lunges") or not self.times or self.times[-1] != t or len(self.cues) < c.warmup:
+            return None
+        L = -np.asarray(self.cues, np.float64)
+        if np.isnan(L).any():
+            return None
+        lo, hi = float(L.min()), float(L.max())
+        r = hi - lo
+        if r < c.leg_union:
+            return None
+        m = c.hysteresis * r
+        cur = float(L[-1])
+        new = self.u_side
+        if cur >= hi - m:
+            new = 1
+        elif cur <= lo + m:
+            new = -1
+        if self.u_side == 0:
+            self.u_side = new
+            if self.u_rest == 0:
+                self.u_rest = new
+            return None
+        if new == self.u_side or t - self.u_change < c.min_half_s:
+            return None
+        self.u_side = new
+        self.u_change = t
+        if new == self.u_rest:
+            self.u_pc1 = False
+            self.u_counted = False
+            return None
+        if self.u_pc1:
+            return None
+        self.u_counted = True
+        self.u_bypass = True
+        ev = self.count(action, t, 1)
+        self.u_bypass = False
+        return ev
+
+    def _process(self, t, pose, action):
         c = self.c
         if action in COUNTABLE:
             if self.last_action is not None and self.last_action != action:
@@ -474,6 +530,10 @@ class RepetitionCounter:
         return moved >= threshold
 
     def count(self, action, now, n):
+        if self.c.leg_union > 0 and action in ("squats", "lunges") and not self.u_bypass:
+            if self.u_counted:
+                return None
+            self.u_pc1 = True
         for _ in range(n):
             self.counts[action] += 1
             self.session += 1

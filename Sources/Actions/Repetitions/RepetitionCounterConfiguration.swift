@@ -56,7 +56,8 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     public var zoomFactor: Double = 2.5
     /// Before the first decision after a (re)start, a joint seen for the first time restarts the
     /// warm-up: until then it sat at the box centre, so the features before and after it are not
-    /// comparable, and a one-frame step would otherwise be counted as a repetition of the warm-up.
+    /// comparable, and the one-frame step would otherwise set the rest side (or be counted, through
+    /// the warm-up credit).
     public var restartsWarmUpOnNewJoint = true
 
     public init() {}

@@ -140,9 +140,25 @@ def main():
     ops = TM.op_list(blob)
     from collections import Counter
     print("ops:", dict(Counter(ops)))
-    print("file:", a.out, len(blob), "bytes sha256", hashlib.sha256(blob).hexdigest())
+    digest = hashlib.sha256(blob).hexdigest()
+    print("file:", a.out, len(blob), "bytes sha256", digest)
+    write_fingerprint(a.out, digest)
     print(f"wall: train {t_train:.0f}s total {time.time()-t0:.0f}s")
     print("metadata:", json.dumps(meta))
+
+
+def write_fingerprint(model_path, digest):
+    """Beside the embedded model (Sources/CActionModel), rewrite classifier_fingerprint.h: the C
+    file that embeds the model with `.incbin` includes it, so a changed model is re-assembled."""
+    header = os.path.join(os.path.dirname(os.path.abspath(model_path)), "classifier_fingerprint.h")
+    if not os.path.exists(header):
+        return  # a model written elsewhere (an experiment) is not the embedded one
+    text = open(header).read()
+    lines = [l for l in text.splitlines() if not l.startswith("#define POSEWATCH_CLASSIFIER_SHA256 ")]
+    lines.append(f'#define POSEWATCH_CLASSIFIER_SHA256 "{digest}"')
+    with open(header, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("fingerprint:", header)
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "ActionsTests", dependencies: ["Actions", "JSONFormat"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "InferenceCore", "JSONFormat", "PoseEstimation"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CActionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["InferenceCore"],
             exclude: ["Fixtures", "Scripts", "README.md"]),

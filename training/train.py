@@ -44,6 +44,7 @@ def main():
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--members", type=int, default=2, help="ensemble size (probabilities averaged in one graph)")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
@@ -54,23 +55,38 @@ def main():
     tf.keras.utils.set_random_seed(a.seed)
     tf.config.experimental.enable_op_determinism()
 
-    Xtr, ytr = gen(a.seed, a.clips)
     Xva, yva = gen(a.seed + 1, max(500, a.clips // 10))
-    print(f"generated train {Xtr.shape} {np.bincount(ytr)} val {Xva.shape} in {time.time()-t0:.0f}s "
-          f"sha256(train)={hashlib.sha256(Xtr.tobytes()).hexdigest()[:16]}", flush=True)
-    model = build_model(tf)
-    model.summary(print_fn=lambda s: None)
-    cw = len(ytr) / (len(LABELS) * np.bincount(ytr, minlength=len(LABELS)))
-    steps = int(np.ceil(len(ytr) / 256)) * a.epochs
-    lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
-    model.compile(tf.keras.optimizers.Adam(lr), tf.keras.losses.SparseCategoricalCrossentropy(),
-                  metrics=["accuracy"])
-    model.fit(Xtr, ytr, batch_size=256, epochs=a.epochs, shuffle=True, verbose=2,
-              validation_data=(Xva, yva), class_weight={i: float(c) for i, c in enumerate(cw)})
+    members = []
+    for m in range(a.members):
+        # member m: its own generated data (seed + 1000*m; member 0 = the single-model recipe) and its
+        # own initialisation; the exported graph averages the members' probabilities
+        tf.keras.utils.set_random_seed(a.seed + 1000 * m)
+        t1 = time.time()
+        Xtr, ytr = gen(a.seed + 1000 * m, a.clips)
+        print(f"member {m}: generated train {Xtr.shape} {np.bincount(ytr)} val {Xva.shape} in {time.time()-t1:.0f}s "
+              f"sha256(train)={hashlib.sha256(Xtr.tobytes()).hexdigest()[:16]}", flush=True)
+        model = build_model(tf)
+        cw = len(ytr) / (len(LABELS) * np.bincount(ytr, minlength=len(LABELS)))
+        steps = int(np.ceil(len(ytr) / 256)) * a.epochs
+        lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
+        model.compile(tf.keras.optimizers.Adam(lr), tf.keras.losses.SparseCategoricalCrossentropy(),
+                      metrics=["accuracy"])
+        model.fit(Xtr, ytr, batch_size=256, epochs=a.epochs, shuffle=True, verbose=2,
+                  validation_data=(Xva, yva), class_weight={i: float(c) for i, c in enumerate(cw)})
+        members.append(model)
+        if m == 0:
+            rep_rng = np.random.default_rng(a.seed + 7)
+            rep = Xtr[rep_rng.choice(len(Xtr), 500, replace=False)]
+        del Xtr, ytr
+    if len(members) == 1:
+        model = members[0]
+    else:
+        k = tf.keras
+        inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
+        model = k.Model(inp, k.layers.Average(name="probs_mean")([mm(inp) for mm in members]))
+        print("ensemble val accuracy:", float(np.mean(model.predict(Xva, batch_size=1024, verbose=0).argmax(1) == yva)))
     t_train = time.time() - t0
     # ---- int8 export: float32 in/out, QUANTIZE/DEQUANTIZE at the edges, int8 inside
-    rep_rng = np.random.default_rng(a.seed + 7)
-    rep = Xtr[rep_rng.choice(len(Xtr), 500, replace=False)]
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     conv.representative_dataset = lambda: ([r[None]] for r in rep)
@@ -103,6 +119,7 @@ def main():
         "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
         "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
         "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
+                     "members": a.members,
                      "data": "synthetic only (training/posegen)"},
     }
     blob = TM.add_metadata(raw, meta)
@@ -123,9 +140,25 @@ def main():
     ops = TM.op_list(blob)
     from collections import Counter
     print("ops:", dict(Counter(ops)))
-    print("file:", a.out, len(blob), "bytes sha256", hashlib.sha256(blob).hexdigest())
+    digest = hashlib.sha256(blob).hexdigest()
+    print("file:", a.out, len(blob), "bytes sha256", digest)
+    write_fingerprint(a.out, digest)
     print(f"wall: train {t_train:.0f}s total {time.time()-t0:.0f}s")
     print("metadata:", json.dumps(meta))
+
+
+def write_fingerprint(model_path, digest):
+    """Beside the embedded model (Sources/CActionModel), rewrite classifier_fingerprint.h: the C
+    file that embeds the model with `.incbin` includes it, so a changed model is re-assembled."""
+    header = os.path.join(os.path.dirname(os.path.abspath(model_path)), "classifier_fingerprint.h")
+    if not os.path.exists(header):
+        return  # a model written elsewhere (an experiment) is not the embedded one
+    text = open(header).read()
+    lines = [l for l in text.splitlines() if not l.startswith("#define POSEWATCH_CLASSIFIER_SHA256 ")]
+    lines.append(f'#define POSEWATCH_CLASSIFIER_SHA256 "{digest}"')
+    with open(header, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("fingerprint:", header)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #include "caction_model.h"
+#include "classifier_fingerprint.h"
 
 // POSEWATCH_CLASSIFIER_FILE is the absolute path of action_classifier.tflite, defined by
-// Package.swift. The assembler copies the file's bytes between the two symbols. After replacing
-// the model, touch this file (or clean the build) so it is assembled again.
+// Package.swift. The assembler copies the file's bytes between the two symbols. The build system
+// does not know about that dependency; it does know about classifier_fingerprint.h, which
+// training/train.py rewrites with every model, so this file is assembled again when it changes.
 //
 // The symbols are global but hidden, on both sides: the C code then reaches them PC-relative
 // (adrp/add, lea) instead of through the GOT. With assembler-local labels, aarch64 turned both
@@ -26,3 +28,5 @@ extern const unsigned char pw_classifier_end[] __attribute__((visibility("hidden
 const unsigned char *pw_embedded_classifier_bytes(void) { return pw_classifier_start; }
 
 size_t pw_embedded_classifier_size(void) { return (size_t)(pw_classifier_end - pw_classifier_start); }
+
+const char *pw_embedded_classifier_expected_sha256(void) { return POSEWATCH_CLASSIFIER_SHA256; }

@@ -140,11 +140,16 @@ def jumping_jacks(rng, T, fps, b):
 def squats(rng, T, fps, b):
     p = blank(T)
     standing(p, rng, T, fps, 0.3)
-    ph = phase_track(rng, T, fps, rng.uniform(0.3, 1.1), pause_prob=0.2, pause=(0.2, 1.0))
+    ph = phase_track(rng, T, fps, rng.uniform(0.22, 1.1), pause_prob=0.2, pause=(0.2, 1.0))
     f = ph % 1
     amp = amp_track(rng, ph, 0.75, 1.05)
-    shape = rng.uniform(0.6, 1.6)
-    d = np.minimum(cyc(f) ** shape * amp * rng.uniform(0.8, 1.2), 1.0)
+    if rng.random() < 0.5:
+        shape = rng.uniform(0.6, 1.6)
+        d = np.minimum(cyc(f) ** shape * amp * rng.uniform(0.8, 1.2), 1.0)
+    else:  # heavy/paused squats: a controlled descent, a hold at the bottom, a slower grind up
+        a = rng.uniform(0.2, 0.45)
+        h = rng.uniform(0.05, 0.3) if rng.random() < 0.5 else 0.0
+        d = np.minimum(seg(f, 0.0, a) * (1 - seg(f, a + h, 1.0)) * amp * rng.uniform(0.85, 1.15), 1.0)
     thigh = rng.uniform(85, 125)
     sym(p, "hip_flex", d * thigh + rng.uniform(-3, 3))
     sym(p, "knee", d * (thigh + rng.uniform(10, 35)))
@@ -152,6 +157,8 @@ def squats(rng, T, fps, b):
     sym(p, "hip_abd", rng.uniform(5, 28) + d * rng.uniform(0, 8))
     style = arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "forward", "cross", "raise", "overhead",
                                            "barbell", "barbell", "barbell"]), T, fps)
+    if style in ("barbell", "front_rack"):
+        p["tag"] = "barbell"
     if style == "barbell":  # back squat: hands on a bar behind the neck
         sym(p, "sh_flex", rng.uniform(-45, -10) + d * rng.uniform(0, 30)); sym(p, "sh_abd", rng.uniform(45, 75))
         sym(p, "elbow", rng.uniform(100, 150)); sym(p, "ev_up", 1.0); sym(p, "ev_fwd", 0.0); sym(p, "ev_med", 0.4)
@@ -498,19 +505,35 @@ def o_press(rng, T, fps, b):
 
 
 def o_pullup(rng, T, fps, b):
+    """pull-ups / chin-ups: the hands stay on the bar, so the arm is solved by 2-link IK each frame.
+    (Real pull-ups: wrists fixed, elbows nearly level — they swing out and down while the body rises.)"""
     p = blank(T)
     p["anchor"] = "hands"
+    p["tag"] = "hanging"
     p["bar"] = rng.uniform(2.1, 2.6)
     ph = phase_track(rng, T, fps, rng.uniform(0.3, 0.9), pause_prob=0.15)
-    d = np.minimum(cyc(ph % 1) ** rng.uniform(0.3, 0.8) * amp_track(rng, ph, 0.85, 1.15), 1.0)
-    wide = rng.uniform(15, 60)
-    sym(p, "sh_flex", 175 - d * rng.uniform(10, 50)); sym(p, "sh_abd", wide + d * rng.uniform(40, 75))
-    sym(p, "elbow", d * rng.uniform(120, 160)); sym(p, "ev_fwd", rng.uniform(-0.3, 0.3)); sym(p, "ev_med", rng.uniform(0, 0.6))
-    sym(p, "ev_up", 1.0)
-    p["Lknee"] = np.full(T, rng.uniform(0, 100)); p["Rknee"] = p["Lknee"] + rng.uniform(-40, 40)
-    p["Lhip_flex"] = np.full(T, rng.uniform(-10, 40)); p["Rhip_flex"] = p["Lhip_flex"] + rng.uniform(-20, 20)
+    d = np.minimum(cyc(ph % 1) ** rng.uniform(0.3, 0.8) * amp_track(rng, ph, 0.7, 1.15), 1.0)
+    u, f = b["upper"], b["fore"]
+    chin = rng.random() < 0.3                      # chin-up: arms in the sagittal plane, hands in front
+    off = rng.uniform(0.0, 0.12) if chin else rng.uniform(-0.02, 0.35)  # hand offset from the shoulder
+    r_hang = (u + f) * rng.uniform(0.95, 0.995)
+    h_hang = np.sqrt(max(r_hang ** 2 - off ** 2, 0.05))
+    h_top = rng.uniform(0.02, 0.3)
+    h = h_hang * (1 - d) + h_top * d
+    r = np.clip(np.sqrt(h * h + off * off), abs(u - f) + 0.02, u + f - 1e-3)
+    phi = np.arctan2(off, h)                        # wrist direction, from straight up
+    alpha = np.arccos(np.clip((u * u + r * r - f * f) / (2 * u * r), -1, 1))
+    inner = np.arccos(np.clip((u * u + f * f - r * r) / (2 * u * f), -1, 1))
+    a = np.degrees(phi + alpha)                     # upper arm from straight up, elbows out/forward
+    if chin:
+        sym(p, "sh_flex", 180 - a); sym(p, "sh_abd", rng.uniform(0, 12))
+    else:
+        sym(p, "sh_flex", 180 + rng.uniform(-8, 8)); sym(p, "sh_abd", a)
+    sym(p, "elbow", 180 - np.degrees(inner)); sym(p, "ev_fwd", 0.0); sym(p, "ev_med", 0.0); sym(p, "ev_up", 1.0)
+    p["Lknee"] = np.full(T, rng.uniform(0, 110)); p["Rknee"] = p["Lknee"] + rng.uniform(-30, 30)
+    p["Lhip_flex"] = np.full(T, rng.uniform(-10, 45)); p["Rhip_flex"] = p["Lhip_flex"] + rng.uniform(-15, 15)
     p["Lknee"] = p["Lknee"] + d * rng.uniform(-20, 20); p["Lhip_flex"] = p["Lhip_flex"] + d * rng.uniform(-15, 25)
-    p["pitch"] = rng.uniform(-10, 10) + smooth_noise(rng, T, fps, 3)
+    p["pitch"] = rng.uniform(-10, 5) - d * rng.uniform(0, 12) + smooth_noise(rng, T, fps, 3)
     p["head_pitch"] = rng.uniform(-20, 10) + np.zeros(T)
     return p
 
@@ -549,6 +572,8 @@ def o_hinge(rng, T, fps, b):
     p = blank(T)
     standing(p, rng, T, fps, 0.3)
     kind = rng.choice(["deadlift", "goodmorning", "kb_swing", "clean"])
+    if kind != "kb_swing":
+        p["tag"] = "barbell"
     ph = phase_track(rng, T, fps, rng.uniform(0.3, 0.8), pause_prob=0.2)
     f = ph % 1
     d = cyc(f)
@@ -577,24 +602,42 @@ def o_hinge(rng, T, fps, b):
 
 
 def o_olympic(rng, T, fps, b):
-    """clean and jerk / snatch / front-rack holds: barbell lifts that pass through squats and splits."""
+    """clean and jerk / snatch / jerks from the rack: barbell lifts that pass through squats and splits.
+    Timed like the real lift: a held setup at the bar, a slow first pull, a fast second pull, a fast
+    drop under the bar, a slow heavy recovery (this part alone is a front squat), rack hold, dip and
+    drive, split, recovery of the feet, overhead hold, drop. Penn Action clips start at the setup."""
     p = blank(T)
+    p["tag"] = "barbell"
     standing(p, rng, T, fps, 0.4)
+    u = rng.uniform
     # key poses: (pitch, hip_flex, knee, sh_flex, sh_abd, elbow, split)
-    K = {"stand": (3, 0, 5, 5, 10, 10, 0), "setup": (60, 70, 80, 5, 12, 5, 0),
-         "hang": (25, 10, 20, 0, 10, 5, 0), "rack": (3, 0, 8, 80, 25, 140, 0),
-         "catch": (20, 100, 120, 85, 25, 140, 0), "quarter": (15, 45, 55, 85, 25, 140, 0),
-         "dip": (5, 15, 25, 80, 25, 140, 0), "split": (5, 0, 35, 170, 25, 10, 1),
-         "over": (3, 0, 5, 170, 25, 10, 0), "ohs": (10, 100, 120, 165, 40, 10, 0)}
-    seqs = [["stand", "setup", "hang", "catch", "rack", "rack", "dip", "split", "over", "over", "stand"],
-            ["setup", "hang", "quarter", "rack", "dip", "split", "over", "rack", "stand"],
-            ["setup", "hang", "ohs", "over", "stand"],
-            ["stand", "rack", "dip", "over", "rack", "dip", "over", "rack"]]
-    seq = seqs[rng.integers(len(seqs))]
-    times, keys, t = [], [], -rng.uniform(0, 6)
+    K = {"stand": (3, 0, 5, 5, 10, 10, 0), "setup": (u(40, 60), u(80, 105), u(100, 130), 5, 12, 5, 0),
+         "knee": (u(30, 45), u(40, 60), u(45, 70), 5, 12, 5, 0), "ext": (-8, -5, 5, 12, 15, 10, 0),
+         "catch": (u(12, 25), u(95, 118), u(120, 150), u(75, 100), 25, u(135, 155), 0),
+         "quarter": (15, u(35, 60), u(45, 75), 85, 25, 140, 0), "rack": (3, 0, 8, u(70, 95), 25, u(130, 150), 0),
+         "dip": (5, u(12, 25), u(20, 35), 80, 25, 140, 0), "drive": (0, 0, 5, 150, 25, 40, 0),
+         "split": (5, 0, 35, 170, 25, 10, 1), "over": (3, 0, 5, u(160, 178), 25, 10, 0),
+         "drop": (3, 0, 5, 40, 15, 30, 0), "ohs": (10, u(95, 115), u(115, 140), 165, 40, 10, 0)}
+    pull = [("setup", (0.6, 1.5)), ("setup", (0.2, 2.5)), ("knee", (0.35, 0.8)), ("ext", (0.15, 0.3))]
+    jerk = [("dip", (0.25, 0.45)), ("drive", (0.12, 0.25)), ("split", (0.15, 0.3)), ("split", (0.3, 1.2)),
+            ("over", (0.5, 1.2)), ("over", (0.4, 2.0))]
+    kind = rng.choice(["clean_jerk", "clean_jerk", "power_clean", "snatch", "jerk"])
+    if kind == "clean_jerk":
+        seq = [("stand", (0.3, 1.5))] + pull + [("catch", (0.2, 0.4)), ("catch", (0.05, 0.6)), ("rack", (0.8, 2.5)),
+                                                ("rack", (0.4, 2.5))] + jerk + [("drop", (0.3, 0.7)), ("stand", (0.3, 1.0))]
+    elif kind == "power_clean":
+        seq = [("stand", (0.3, 1.5))] + pull + [("quarter", (0.15, 0.3)), ("rack", (0.4, 1.0)), ("rack", (0.3, 1.5)),
+                                                ("drop", (0.3, 0.7)), ("stand", (0.3, 1.0))]
+    elif kind == "snatch":
+        seq = [("stand", (0.3, 1.5))] + pull + [("ohs", (0.25, 0.45)), ("ohs", (0.05, 0.6)), ("over", (0.8, 2.5)),
+                                                ("over", (0.4, 2.0)), ("drop", (0.3, 0.7)), ("stand", (0.3, 1.0))]
+    else:
+        seq = [("rack", (0.5, 2.5))] + jerk + [("rack", (0.5, 1.0))]
+    times, keys = [], []
+    t = -u(0, 0.6) if rng.random() < 0.5 else -u(0, 8)
     while t < T / fps + 2:
-        for k in seq:
-            t += rng.uniform(0.3, 1.6) if k in ("stand", "rack", "over", "setup") else rng.uniform(0.25, 0.6)
+        for k, (lo, hi) in seq:
+            t += u(lo, hi)
             times.append(t); keys.append(K[k])
     v = np.array(keys, float)
     ts = np.arange(T) / fps
@@ -670,8 +713,8 @@ def o_floor_idle(rng, T, fps, b):
 
 
 OTHER = [(o_idle, 3.0), (o_talk, 2.0), (o_walk, 2.0), (o_stretch, 1.5), (o_random, 1.5), (o_jump_rope, 1.5),
-         (o_lying_core, 1.5), (o_press, 2.0), (o_pullup, 2.0), (o_bench, 1.2), (o_arm_circles, 1.0),
-         (o_hinge, 1.2), (o_olympic, 1.8), (o_cardio, 1.5), (o_floor_idle, 0.7)]
+         (o_lying_core, 1.5), (o_press, 2.0), (o_pullup, 2.5), (o_bench, 1.2), (o_arm_circles, 1.0),
+         (o_hinge, 1.2), (o_olympic, 2.6), (o_cardio, 1.5), (o_floor_idle, 0.7)]
 TARGETS = {"jumping_jacks": jumping_jacks, "lunges": lunges, "burpees": burpees, "squats": squats,
            "push_ups": push_ups}
 

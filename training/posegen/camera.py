@@ -75,8 +75,11 @@ def project(w, heading_deg, rng):
 
 
 def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
-    """kp (T,17,2) clean pixels -> (T,17,3) x,y,score as a MoveNet-like detector would give."""
+    """kp (T,17,2) clean pixels -> (T,17,3) x,y,score as a MoveNet-like detector would give, or (a
+    quarter of the clips) as a human annotator would: small jitter, no outliers, swaps or lost frames,
+    hidden joints simply absent and the others fully visible (Penn Action's visibility flags)."""
     T = kp.shape[0]
+    clean = rng.random() < 0.25
     W, H = size
     out = np.zeros((T, 17, 3))
     valid = np.ones(T, bool)
@@ -84,11 +87,11 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
     s_px = max(np.percentile(bb[:, 1], 98) - np.percentile(bb[:, 1], 2),
                np.percentile(bb[:, 0], 98) - np.percentile(bb[:, 0], 2)) / 3.5 + 1.0
     # positional jitter (temporally correlated) and outliers
-    sig = s_px * rng.uniform(0.01, 0.05)
+    sig = s_px * (rng.uniform(0.003, 0.012) if clean else rng.uniform(0.01, 0.05))
     rho = rng.uniform(0.0, 0.8)
     jit = _ar1(rng, (T, 17, 2), rho) * sig * JIT[None, :, None]
     xy = kp + jit
-    orate = rng.uniform(0, 0.012)
+    orate = 0.0 if clean else rng.uniform(0, 0.012)
     om = rng.random((T, 17)) < orate
     if om.any():
         ang = rng.uniform(0, 2 * np.pi, om.sum())
@@ -107,6 +110,15 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
         far_b = dz < -0.12
         sc[far_a, a] -= occl * rng.uniform(0.5, 1.5)
         sc[far_b, b] -= occl * rng.uniform(0.5, 1.5)
+    if clean or rng.random() < 0.45:
+        # annotation-style occlusion: the far side is simply missing (Penn Action marks hidden joints
+        # invisible; MoveNet drops them below the score threshold in side views)
+        thr = rng.uniform(0.05, 0.15)
+        for a, b in PAIRS[2:]:
+            if rng.random() < 0.85:
+                dz = depth[:, a] - depth[:, b]
+                sc[dz > thr, a] = 0.0
+                sc[dz < -thr, b] = 0.0
     back = depth[:, 0] > depth[:, 3:5].mean(1)  # nose behind the ears: seen from behind
     sc[back, 0:5] -= rng.uniform(0.1, 0.5)
     sc[om] *= rng.uniform(0.3, 1.0)
@@ -119,8 +131,10 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
     bad = rng.random(T) < rng.uniform(0, 0.04)
     sc[bad] *= rng.uniform(0.2, 0.6)
     sc = np.clip(sc, 0.0, 0.99)
+    if clean:
+        sc = np.where(sc >= 0.25, 0.9, 0.0)
     # left/right swaps in bursts
-    if rng.random() < 0.5:
+    if not clean and rng.random() < 0.5:
         sm = _burst_mask(rng, T, rng.uniform(0, 0.05), 0.6)
         kind = rng.integers(3)
         idx = np.arange(17)
@@ -135,7 +149,7 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
     out[..., :2] = xy
     out[..., 2] = sc
     # dropped frames (no pose) in bursts
-    if rng.random() < 0.6:
+    if not clean and rng.random() < 0.6:
         dm = _burst_mask(rng, T, rng.uniform(0, 0.08), 0.65)
         if rng.random() < 0.5:
             out[dm] = 0.0

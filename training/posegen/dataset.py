@@ -10,11 +10,33 @@ LABELS = A.LABELS
 def _blend(pa, pb, alpha):
     out = {}
     for k in pa:
-        if k in ("anchor", "bar"):
+        if k in ("anchor", "bar", "tag"):
             out[k] = pa[k]
             continue
         out[k] = pa[k] * (1 - alpha) + pb[k] * alpha
+    if "tag" in pb:  # e.g. idle -> barbell squat: the squat's tag decides the occlusion
+        out["tag"] = pb["tag"]
     return out
+
+
+def hide_joints(rng, k, tag):
+    """in place: joints a real detector/annotator leaves out. Shoulders and arms behind barbell plates
+    (Penn squats and lifts from the side: no shoulder in a third of the frames, wrists in half), lower
+    legs below the frame or unannotated (pull-ups: ankles missing in half the frames)."""
+    T = len(k)
+    if rng.random() < (0.6 if tag == "barbell" else 0.07):
+        for group, pr in (([5, 6], 0.8), ([7, 8], 0.5), ([9, 10], 0.7)):
+            if rng.random() >= pr:
+                continue
+            frames = np.ones(T, bool) if rng.random() < 0.5 else rng.random(T) < rng.uniform(0.3, 0.9)
+            js = group if rng.random() < 0.6 else [group[rng.integers(2)]]
+            for j in js:
+                k[frames, j, 2] = 0.0
+    if rng.random() < (0.5 if tag == "hanging" else 0.08):
+        frames = np.ones(T, bool) if rng.random() < 0.6 else rng.random(T) < rng.uniform(0.3, 0.9)
+        js = [15, 16] if rng.random() < 0.65 else [13, 14, 15, 16]
+        for j in js:
+            k[frames, j, 2] = 0.0
 
 
 def make_clip(rng, label, T, fps):
@@ -51,6 +73,7 @@ def make_clip(rng, label, T, fps):
     kp, depth, size = project(w, heading + 0.0, rng)
     horiz = float(np.mean(np.abs(p["pitch"]) > 45))
     k = movenet_noise(kp, depth, size, rng, horiz)
+    hide_joints(rng, k, p.get("tag", ""))
     if rng.random() < 0.5:
         k = mirror(k, size[0])
     if label == "other" and rng.random() < 0.06:  # no person at all: title card / empty room

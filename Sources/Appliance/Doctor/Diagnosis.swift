@@ -250,9 +250,10 @@ public enum Diagnosis {
                 let facts: [(String, JSONValue)] = [("path", .string(model.path)), ("bytes", .integer(contents.size)), ("sha256", .string(contents.sha256))]
                 let details = ["sha256 \(contents.sha256)"]
                 if let expected = model.expectedSHA256, expected != contents.sha256 {
-                    return DoctorItem(area: .model, subject: model.role, verdict: .fail,
-                        summary: "\(model.path): \(contents.size) bytes but the digest is not the published one; the file is damaged or a different model, reinstall it",
-                        details: details, facts: facts)
+                    let advice = model.path == "built in"
+                        ? "this binary embeds another classifier than the one its source fingerprints (a stale build): rebuild posewatch"
+                        : "\(model.path): \(contents.size) bytes but the digest is not the published one; the file is damaged or a different model, reinstall it"
+                    return DoctorItem(area: .model, subject: model.role, verdict: .fail, summary: advice, details: details, facts: facts)
                 }
                 return DoctorItem(area: .model, subject: model.role, verdict: .ok,
                                   summary: "\(model.path), \(contents.size) bytes", details: details, facts: facts)

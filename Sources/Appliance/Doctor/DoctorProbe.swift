@@ -64,7 +64,9 @@ public enum DoctorProbe {
         let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
         do {
             _ = try ActionClassifier.embedded()
-            return .init(role: "action classifier", path: "built in", contents: .success((bytes.count, SHA256.hexDigest(of: bytes))), expectedSHA256: nil)
+            // The recipe's fingerprint of the model it wrote: differs only in a stale developer build.
+            return .init(role: "action classifier", path: "built in", contents: .success((bytes.count, SHA256.hexDigest(of: bytes))),
+                         expectedSHA256: String(cString: pw_embedded_classifier_expected_sha256()))
         } catch {
             return .init(role: "action classifier", path: "built in",
                          contents: .failure(SystemCallError("load", "built-in classifier: \(error.description)", .invalidArgument)), expectedSHA256: nil)

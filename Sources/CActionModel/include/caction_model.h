@@ -14,4 +14,8 @@ const unsigned char *pw_embedded_classifier_bytes(void);
 /// The embedded model's size in bytes.
 size_t pw_embedded_classifier_size(void);
 
+/// The sha256 (lowercase hex) the model file had when the recipe wrote it
+/// (classifier_fingerprint.h); differs from the embedded bytes' only in a stale build.
+const char *pw_embedded_classifier_expected_sha256(void);
+
 #endif

@@ -116,7 +116,9 @@ enum ReferenceKernels {
                             accumulator &+= (Int32(filterRow[i]) &+ p.filterOffset) &* (Int32(inputRow[i]) &+ p.inputOffset)
                         }
                         if let bias { accumulator &+= bias[outChannel] }
-                        accumulator = multiplyByQuantizedMultiplier(accumulator, multipliers[outChannel], Int(shifts[outChannel]))
+                        // LiteRT's reference FULLY_CONNECTED rounds once (CONV_2D above rounds twice)
+                        accumulator = multiplyByQuantizedMultiplierSingleRounding(
+                            accumulator, multipliers[outChannel], Int(shifts[outChannel]))
                         accumulator &+= p.outputOffset
                         output[batch * p.outputDepth + outChannel] = Int8(truncatingIfNeeded: p.range.clamp(accumulator))
                     }

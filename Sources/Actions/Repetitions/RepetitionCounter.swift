@@ -265,18 +265,11 @@ public final class RepetitionCounter {
         legPending = false
     }
 
+    /// The person left (or the image changed): the window, the held joints and held repetitions go.
     private func resetMotion() {
+        restartWindow()
         scaleHistoryCount = 0
-        rows = 0
-        nextRow = 0
-        hasAxis = false
-        creditedWarmUp = false
         seenJoints = 0
-        side = 0
-        restSide = 0
-        lastSideChange = -Double.infinity
-        lastRestTime = -Double.infinity
-        legPending = false
         heldRepetitions = 0  // whoever did them has left
     }
 
@@ -405,18 +398,28 @@ public final class RepetitionCounter {
             let lengthNow = Self.distance(now[a], now[b])
             let lengthBefore = Self.distance(before[a], before[b])
             guard lengthNow > 0, lengthBefore > 0 else { continue }
-            // Insertion into the sorted scratch.
-            let ratio = lengthNow / lengthBefore
-            var position = count
-            while position > 0, boneRatios[position - 1] > ratio {
-                boneRatios[position] = boneRatios[position - 1]
-                position -= 1
-            }
-            boneRatios[position] = ratio
+            Self.insertSorted(lengthNow / lengthBefore, into: boneRatios, count: count)
             count += 1
         }
         guard count >= 3 else { return 1 }
-        return count % 2 == 1 ? boneRatios[count / 2] : (boneRatios[count / 2 - 1] + boneRatios[count / 2]) / 2
+        return Self.median(ofSorted: boneRatios, count: count)
+    }
+
+    /// Inserts `value` into the ascending `count` values at `buffer` (which has room for one more).
+    /// Insertion sort: the medians here are over at most 12 values, and nothing is allocated.
+    @inline(__always)
+    private static func insertSorted(_ value: Double, into buffer: UnsafeMutablePointer<Double>, count: Int) {
+        var position = count
+        while position > 0, buffer[position - 1] > value {
+            buffer[position] = buffer[position - 1]
+            position -= 1
+        }
+        buffer[position] = value
+    }
+
+    @inline(__always)
+    private static func median(ofSorted buffer: UnsafeMutablePointer<Double>, count: Int) -> Double {
+        count % 2 == 1 ? buffer[count / 2] : (buffer[count / 2 - 1] + buffer[count / 2]) / 2
     }
 
     @inline(__always)
@@ -596,19 +599,12 @@ public final class RepetitionCounter {
         for step in first...max(first, endStep) where legHeights[(oldest + step) % capacity].isNaN {
             return true  // the legs were not all seen yet: no cue, the generic path counts
         }
-        // Median by insertion sort into the scratch (at most legRestFrames + 1 values).
+        // The median of at most legRestFrames + 1 values.
         let count = restStep - first + 1
         for index in 0..<count {
-            let value = legHeights[(oldest + first + index) % capacity]
-            var position = index
-            while position > 0, legRestScratch[position - 1] > value {
-                legRestScratch[position] = legRestScratch[position - 1]
-                position -= 1
-            }
-            legRestScratch[position] = value
+            Self.insertSorted(legHeights[(oldest + first + index) % capacity], into: legRestScratch, count: index)
         }
-        let rest = count % 2 == 1 ? legRestScratch[count / 2]
-            : (legRestScratch[count / 2 - 1] + legRestScratch[count / 2]) / 2
+        let rest = Self.median(ofSorted: legRestScratch, count: count)
         var moved = 0.0
         if restStep <= endStep {
             for step in restStep...endStep { moved = max(moved, abs(legHeights[(oldest + step) % capacity] - rest)) }

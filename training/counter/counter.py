@@ -116,7 +116,7 @@ class Config:
     # and move the principal axis just as well, with the hips at or above the shoulders. A side
     # whose shoulder and hip have not both been seen since the reset gives no cue (then no gate).
     # None = off; a number > 0 asks for that margin in shin lengths (needs the legs seen too).
-    torso_min: float | None = None
+    torso_min: float | None = 0.0
     # "max": the more upright side decides (an annotator's off-frame hip at y ≈ 0 on one side, as
     # in Penn, does not reject a real squat); "mean": the mean of both sides (both must be seen).
     torso_sides: str = "max"

@@ -124,6 +124,10 @@ class Config:
     torso_span: str = "frame"
 
     # Fifth-round variants, measured and not adopted (training/counter/README.md):
+    # variant: push-ups are done with the hands on the floor: a candidate counts only if, on its
+    # counting frame, a wrist is at least as low as its knee (image y) minus pushup_margin box sizes
+    # on at least one side. None = off.
+    pushup_wrists: float | None = None
     # variant: the thresholds' range over the last adaptive_envelope × the median of the last
     # (up to 3) intervals between candidate repetitions (at least adaptive_min_s), so a one-off
     # big move leaves the range after a few cycles of the set instead of a whole window. 0 = off.
@@ -199,6 +203,7 @@ class RepetitionCounter:
         self.intervals = []
         self.cues = []
         self.torsos = []
+        self.wks = []
         self.arm_cues = []
         self.leg_pending = False
         self.held = 0
@@ -223,6 +228,7 @@ class RepetitionCounter:
         """The window and the sides start afresh; the held joints (and counts) stay."""
         self.rows, self.held_rows, self.times, self.cues, self.arm_cues = [], [], [], [], []
         self.torsos = []
+        self.wks = []
         self.replayed = False
         self.axis = None
         self.side = 0
@@ -283,6 +289,8 @@ class RepetitionCounter:
         # that cuts the feet off gives no cue, and then the gate does not apply.
         valid = self.seen[11:17].all() and (not self.c.leg_valid_only or all(q[a, 1] - q[k, 1] >= 0.02 for k, a in ((13, 15), (14, 16))))
         self.leg_height = (legs[0] + legs[1]) / 2 if valid else float("nan")
+        wk = [float(q[w, 1] - q[k, 1]) for w, k in ((9, 13), (10, 14)) if self.seen[w] and self.seen[k]]
+        self.wrist_knee = max(wk) if wk else float("nan")
         self.torso = float("nan")
         sides = [float(q[hip, 1] - q[shoulder, 1]) for shoulder, hip in ((5, 11), (6, 12)) if self.seen[shoulder] and self.seen[hip]]
         if sides and (self.c.torso_sides == "max" or len(sides) == 2):
@@ -405,6 +413,7 @@ class RepetitionCounter:
         self.held_rows.append(self.held_pose.copy())
         self.cues.append(self.leg_height)
         self.torsos.append(self.torso)
+        self.wks.append(self.wrist_knee)
         self.arm_cues.append(self.arm_height)
         self.current = x
         self.times.append(t)
@@ -413,6 +422,7 @@ class RepetitionCounter:
             self.held_rows.pop(0)
             self.cues.pop(0)
             self.torsos.pop(0)
+            self.wks.pop(0)
             self.arm_cues.pop(0)
             self.times.pop(0)
         if len(self.rows) < c.warmup:
@@ -635,6 +645,11 @@ class RepetitionCounter:
             return None
         if action in ("squats", "lunges") and not self.upright(t):
             return None
+        if action == "push_ups" and c.pushup_wrists is not None:
+            i_end = max(i for i, tt in enumerate(self.times) if tt <= t + 1e-9)
+            v = self.wks[i_end]
+            if not np.isnan(v) and v < -c.pushup_wrists:
+                return None
         if c.leg_cue > 0 and action in ("squats", "lunges") and not self.leg_cue_moved(t):
             self.leg_pending = c.leg_defer
             self.leg_pending_t = t

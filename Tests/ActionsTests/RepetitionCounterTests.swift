@@ -206,6 +206,56 @@ import Testing
         #expect(counter.count(of: label) == 8)
     }
 
+    /// A person bending forward to the floor and back (picking something up, touching the toes),
+    /// side view, `depth` 0 standing to 1 at the bottom: the torso pivots at the hips by up to 160°
+    /// (past 90° the shoulders are below the hips), the hips go back and drop a little, the knees
+    /// bend a little (the leg cue moves by about 0.1 shin lengths, past its 0.08), the arms hang.
+    private static func bendOverPose(depth: Double) -> Pose {
+        let h: Float = 300, d = Float(depth)
+        var pose = SyntheticBody.pose(.squat, depth: 0)
+        let hip = (x: 320 - 0.10 * h * d, y: 400 - 0.52 * h + 0.08 * h * d)
+        let angle = Float.pi * 160 / 180 * d  // the torso's angle from upright
+        let shoulder = (x: hip.x + 0.30 * h * sin(angle), y: hip.y - 0.30 * h * cos(angle))
+        let knee = (x: 320 + 0.04 * h * d, y: 400 - 0.27 * h + 0.03 * h * d)
+        for (joint, x, y) in [
+            (Joint.leftHip, hip.x, hip.y), (.rightHip, hip.x, hip.y), (.leftKnee, knee.x, knee.y),
+            (.rightKnee, knee.x, knee.y), (.leftShoulder, shoulder.x, shoulder.y),
+            (.rightShoulder, shoulder.x, shoulder.y), (.leftElbow, shoulder.x, shoulder.y + 0.15 * h),
+            (.rightElbow, shoulder.x, shoulder.y + 0.15 * h), (.leftWrist, shoulder.x, shoulder.y + 0.30 * h),
+            (.rightWrist, shoulder.x, shoulder.y + 0.30 * h),
+            (.nose, shoulder.x + 0.12 * h * sin(angle), shoulder.y - 0.12 * h * cos(angle)),
+        ] {
+            pose[joint] = Keypoint(x: x, y: y, score: 0.9)
+        }
+        return pose
+    }
+
+    /// 2 s standing, six bends at 0.4 per second, 2 s standing, labelled squats; the count.
+    private func bendsCountedAsSquats(_ configuration: RepetitionCounterConfiguration) -> Int {
+        var generator = SplitMix64(state: 17)
+        let counter = RepetitionCounter(configuration: configuration)
+        var frame = 0
+        func feed(_ depth: Double) {
+            let pose = Self.bendOverPose(depth: depth).jittered(by: 1.5, using: &generator)
+            _ = counter.process(timestamp: Double(frame) / 15, pose: pose, action: .squats)
+            frame += 1
+        }
+        for _ in 0..<30 { feed(0) }
+        for index in 0..<(6 * 37) { feed((1 - cos(2 * Double.pi * Double(index) / 37.5)) / 2) }
+        for _ in 0..<30 { feed(0) }
+        return counter.count(of: .squats)
+    }
+
+    @Test func bendingOverToTheFloorIsNotASquat() {
+        // The legs fold a little and the motion signal swings as for a squat, but the hips end up
+        // above the shoulders: not an exercise done standing up.
+        #expect(bendsCountedAsSquats(RepetitionCounterConfiguration()) == 0)
+        // Without the upright-torso cue the same bends count (so the cue, not the leg cue, rejects them).
+        var withoutCue = RepetitionCounterConfiguration()
+        withoutCue.requiresUprightTorso = false
+        #expect(bendsCountedAsSquats(withoutCue) >= 5)
+    }
+
     /// Jumping jacks at 1 per second: 2 s standing, 4 jacks, a cut to an upper-body close-up
     /// (3× larger, knees and ankles out of frame) for 4 jacks, a cut back for 5 jacks, 2 s
     /// standing (wahoo_jumping_jacks' edit). Returns the count.

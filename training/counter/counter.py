@@ -110,6 +110,56 @@ class Config:
     # "always" at any time, "backfill" (measured: the same counts everywhere) gives it its first
     # position in all the window's rows and makes their features again, "" does nothing.
     new_joint: str = "warmup"
+    # Upright torso for squats and lunges (fifth round): a candidate counts only if, on the frame it
+    # would count, the shoulders are above the hips on at least one side (vertical). Both are done
+    # standing up; bending over to pick something up, touching the toes or lying down fold the legs
+    # and move the principal axis just as well, with the hips at or above the shoulders. A side
+    # whose shoulder and hip have not both been seen since the reset gives no cue (then no gate).
+    # None = off; a number > 0 asks for that margin in shin lengths (needs the legs seen too).
+    torso_min: float | None = 0.0
+    # "max": the more upright side decides (an annotator's off-frame hip at y ≈ 0 on one side, as
+    # in Penn, does not reject a real squat); "mean": the mean of both sides (both must be seen).
+    torso_sides: str = "max"
+    # "frame": judged on the counting frame; "excursion": on every frame since the last rest frame.
+    torso_span: str = "frame"
+
+    # Fifth-round variants, measured and not adopted (training/counter/README.md):
+    # variant: push-ups are done with the hands on the floor: a candidate counts only if, on its
+    # counting frame, a wrist is at least as low as its knee (image y) minus pushup_margin box sizes
+    # on at least one side. None = off.
+    pushup_wrists: float | None = None
+    # variant: the thresholds' range over the last adaptive_envelope × the median of the last
+    # (up to 3) intervals between candidate repetitions (at least adaptive_min_s), so a one-off
+    # big move leaves the range after a few cycles of the set instead of a whole window. 0 = off.
+    adaptive_envelope: float = 0.0
+    adaptive_min_s: float = 2.0
+    # variant: the range ignores excursions shorter than this (hi = the largest value held for
+    # this long, lo likewise: a morphological opening), so a short spike does not set the
+    # thresholds. 0 = off.
+    opening_s: float = 0.0
+    # variant: when a candidate repetition is counted: "far" on reaching the far side (the
+    # crossing), "return" when the signal is back on the rest side (the repetition has ended),
+    # "exit" when it leaves the far band again (moves back across the far threshold).
+    count_at: str = "far"
+    # variant: once the window holds cycle_range complete cycles (rest → far → rest), the range is
+    # the median (cycle_stat "median") or the extremes ("extreme") of their highs and lows (in the
+    # current signal), widened by cycle_margin, if narrower than the window's: a single big move
+    # (racking, getting up) then does not hold the thresholds. cycle_keep_min: not below
+    # min_range. 0 = off.
+    cycle_range: int = 0
+    cycle_margin: float = 1.0
+    cycle_stat: str = "median"
+    cycle_keep_min: bool = False
+    # variant: amplitude template. A candidate's amplitude (its far extreme minus the rest-side
+    # extreme before it, along the signal) is known when it returns to rest (template_at "return")
+    # or leaves the far band ("exit"). Once template_n counted amplitudes lie within
+    # template_memory_s, a candidate waits for that moment and counts then only if its amplitude
+    # is within [template_lo, template_hi] × their median (0 = no bound). Both 0 = off.
+    template_lo: float = 0.0
+    template_hi: float = 0.0
+    template_n: int = 2
+    template_at: str = "return"
+    template_memory_s: float = 10.0
 
     @property
     def window(self):
@@ -152,6 +202,8 @@ class RepetitionCounter:
         self.last_candidate_t = None
         self.intervals = []
         self.cues = []
+        self.torsos = []
+        self.wks = []
         self.arm_cues = []
         self.leg_pending = False
         self.held = 0
@@ -164,10 +216,19 @@ class RepetitionCounter:
         self.u_pc1 = False
         self.u_counted = False
         self.u_bypass = False
+        self.cand_times = []
+        self.amps = []
+        self.exc = None
+        self.rest_extreme = None
+        self.deferred = None
+        self.cycles = []
+        self.cycle_start = None
 
     def restart_window(self):
         """The window and the sides start afresh; the held joints (and counts) stay."""
         self.rows, self.held_rows, self.times, self.cues, self.arm_cues = [], [], [], [], []
+        self.torsos = []
+        self.wks = []
         self.replayed = False
         self.axis = None
         self.side = 0
@@ -175,6 +236,13 @@ class RepetitionCounter:
         self.last_change = -np.inf
         self.last_rest_t = -np.inf
         self.leg_pending = False
+        self.cand_times = []
+        self.amps = []
+        self.exc = None
+        self.rest_extreme = None
+        self.deferred = None
+        self.cycles = []
+        self.cycle_start = None
 
     def scale_changed(self, pose, conf):
         hist = self.scale_hist
@@ -221,6 +289,19 @@ class RepetitionCounter:
         # that cuts the feet off gives no cue, and then the gate does not apply.
         valid = self.seen[11:17].all() and (not self.c.leg_valid_only or all(q[a, 1] - q[k, 1] >= 0.02 for k, a in ((13, 15), (14, 16))))
         self.leg_height = (legs[0] + legs[1]) / 2 if valid else float("nan")
+        wk = [float(q[w, 1] - q[k, 1]) for w, k in ((9, 13), (10, 14)) if self.seen[w] and self.seen[k]]
+        self.wrist_knee = max(wk) if wk else float("nan")
+        self.torso = float("nan")
+        sides = [float(q[hip, 1] - q[shoulder, 1]) for shoulder, hip in ((5, 11), (6, 12)) if self.seen[shoulder] and self.seen[hip]]
+        if sides and (self.c.torso_sides == "max" or len(sides) == 2):
+            torso = max(sides) if self.c.torso_sides == "max" else sum(sides) / 2
+            if self.c.torso_min is not None and self.c.torso_min > 0:
+                # in shin lengths (mean of both legs, each at least 0.02 box sizes)
+                if self.seen[13:17].all():
+                    shin = max(float(q[15, 1] - q[13, 1] + q[16, 1] - q[14, 1]) / 2, 0.02)
+                    self.torso = torso / shin
+            else:
+                self.torso = torso
         arms = []
         for shoulder, elbow, wrist in ((5, 7, 9), (6, 8, 10)):
             upper = max(float(q[wrist, 1] - q[shoulder, 1]), 0.02)
@@ -292,6 +373,13 @@ class RepetitionCounter:
                 self.side = 0
                 self.rest = 0
                 self.leg_pending = False
+                self.cand_times = []
+                self.amps = []
+                self.exc = None
+                self.rest_extreme = None
+                self.deferred = None
+                self.cycles = []
+                self.cycle_start = None
             self.last_action = action
         if self.held and (action == "other" or (self.held_end is not None and t - self.held_end > c.hold_s)):
             self.held = 0
@@ -324,6 +412,8 @@ class RepetitionCounter:
         self.rows.append(x)
         self.held_rows.append(self.held_pose.copy())
         self.cues.append(self.leg_height)
+        self.torsos.append(self.torso)
+        self.wks.append(self.wrist_knee)
         self.arm_cues.append(self.arm_height)
         self.current = x
         self.times.append(t)
@@ -331,6 +421,8 @@ class RepetitionCounter:
             self.rows.pop(0)
             self.held_rows.pop(0)
             self.cues.pop(0)
+            self.torsos.pop(0)
+            self.wks.pop(0)
             self.arm_cues.pop(0)
             self.times.pop(0)
         if len(self.rows) < c.warmup:
@@ -365,11 +457,23 @@ class RepetitionCounter:
         j = np.maximum(0, i - k + 1)
         sm = (cs[i + 1] - cs[j]) / (i + 1 - j)
         env = sm[-int(round(c.envelope_s * c.fps)):] if c.envelope_s > 0 else sm
+        if c.adaptive_envelope > 0:
+            iv = np.diff(self.cand_times[-4:])
+            iv = iv[iv < c.window_s]
+            if len(iv) >= 2:
+                span = max(c.adaptive_min_s, c.adaptive_envelope * float(np.median(iv)))
+                env = sm[-max(2, int(round(span * c.fps))):]
         if c.envelope_pct > 0:
             lo, hi = np.percentile(env, [c.envelope_pct, 100 - c.envelope_pct])
         else:
             lo, hi = env.min(), env.max()
         cur = sm[-1]
+        if c.opening_s > 0:
+            kk = max(2, int(round(c.opening_s * c.fps)))
+            if len(env) > kk:
+                from numpy.lib.stride_tricks import sliding_window_view as swv
+                v = swv(env, kk)
+                hi, lo = float(v.min(axis=1).max()), float(v.max(axis=1).min())
         if c.decay_s > 0:
             med = float(np.median(env))
             age = (len(env) - 1 - np.arange(len(env))) / c.fps
@@ -381,6 +485,23 @@ class RepetitionCounter:
             if rs < hi - lo:
                 centre = float(np.mean(env))
                 lo, hi = centre - rs / 2, centre + rs / 2
+        if c.cycle_range > 0:
+            t0 = self.times[0]
+            self.cycles = [(a, b) for a, b in self.cycles if a >= t0]
+            if len(self.cycles) >= c.cycle_range:
+                tt = np.asarray(self.times)
+                highs, lows = [], []
+                for a, b in self.cycles[-c.cycle_range:]:
+                    seg = sm[(tt >= a - 1e-9) & (tt <= b + 1e-9)]
+                    highs.append(seg.max()); lows.append(seg.min())
+                if c.cycle_stat == "extreme":
+                    h2, l2 = float(max(highs)), float(min(lows))
+                else:
+                    h2, l2 = float(np.median(highs)), float(np.median(lows))
+                mid, half = (h2 + l2) / 2, (h2 - l2) / 2 * c.cycle_margin
+                h2, l2 = mid + half, mid - half
+                if h2 - l2 < hi - lo and (not c.cycle_keep_min or h2 - l2 >= c.min_range):
+                    hi, lo = min(hi, h2), max(lo, l2)
         r = hi - lo
         m = c.hysteresis * r
         self.trace.append((t, cur, lo + m, hi - m))
@@ -399,7 +520,33 @@ class RepetitionCounter:
         return self.step(cur, t, lo, hi, m, t, action) or credited
 
     def step(self, cur, t, lo, hi, m, now, action):
+        c = self.c
+        tpl = c.template_lo > 0 or c.template_hi > 0
+        before = self.side
         result = self.side_step(cur, t, lo, hi, m, now, action)
+        if tpl and self.rest != 0:
+            returned = self.side == self.rest and before != self.rest and before != 0
+            exiting = self.side != self.rest and ((self.rest == -1 and cur < hi - m) or (self.rest == 1 and cur > lo + m))
+            if self.side == self.rest and not returned:
+                self.rest_extreme = cur if self.rest_extreme is None else (max(self.rest_extreme, cur) if self.rest == 1 else min(self.rest_extreme, cur))
+            elif self.side != self.rest and self.exc is not None and not exiting:
+                self.exc["far"] = min(self.exc["far"], cur) if self.rest == 1 else max(self.exc["far"], cur)
+            if returned:
+                self.rest_extreme = cur
+            if self.exc is not None and (returned or (c.template_at == "exit" and exiting)):
+                # the excursion's far extreme is known
+                exc = self.exc
+                self.exc = None
+                amp = (exc["rest"] - exc["far"]) * self.rest
+                self.amps = [(tt, a) for tt, a in self.amps if t - tt <= c.template_memory_s]
+                if exc["judge"] is not None:
+                    med = float(np.median([a for _, a in self.amps])) if self.amps else amp
+                    ok = (c.template_lo <= 0 or amp >= c.template_lo * med) and (c.template_hi <= 0 or amp <= c.template_hi * med)
+                    if ok and exc["judge"] in COUNTABLE:
+                        result = self.count(exc["judge"], now, 1) or result
+                        self.amps.append((t, amp))
+                elif exc["counted"]:
+                    self.amps.append((t, amp))
         if result is None and self.leg_pending and self.side != 0 and self.side != self.rest:
             # A squat or lunge that reached the far side before its legs had folded enough: it
             # counts on the frame they do, as long as the signal has not gone back to rest.
@@ -407,7 +554,19 @@ class RepetitionCounter:
                 self.leg_pending = False
             elif self.leg_cue_moved(t):
                 self.leg_pending = False
+                if not self.upright(t):
+                    return result
+                if c.count_at != "far":
+                    self.deferred = action
+                    return result
                 return self.count(action, now, 1)
+        if self.deferred is not None and self.side != 0:
+            back = self.side == self.rest and before != self.rest
+            leaving = self.side != self.rest and ((self.rest == -1 and cur < hi - m) or (self.rest == 1 and cur > lo + m))
+            if back or (c.count_at == "exit" and leaving):
+                deferred, self.deferred = self.deferred, None
+                if deferred == action:
+                    result = self.count(action, now, 1) or result
         return result
 
     def side_step(self, cur, t, lo, hi, m, now, action):
@@ -458,6 +617,9 @@ class RepetitionCounter:
         self.last_change = t
         self.extreme = cur
         if new == self.rest:
+            if c.cycle_range > 0 and self.cycle_start is not None:
+                self.cycles.append((self.cycle_start, t))
+            self.cycle_start = None
             self.last_rest_t = t
             self.leg_pending = False
             if self.held and self.held_end is None:
@@ -470,8 +632,24 @@ class RepetitionCounter:
                 self.held += 1
             return None
         self.candidates.append((now, t, self.last_rest_t))
+        self.cand_times.append(t)
+        self.cycle_start = self.last_rest_t
+        if (c.template_lo > 0 or c.template_hi > 0):
+            rest_level = self.rest_extreme if self.rest_extreme is not None else cur
+            self.exc = {"rest": rest_level, "far": cur, "counted": False, "judge": None}
+            recent = [a for tt, a in self.amps if t - tt <= c.template_memory_s]
+            if len(recent) >= c.template_n and not (c.leg_cue > 0 and action in ("squats", "lunges")):
+                self.exc["judge"] = action
+                return None
         if c.arm_cue > 0 and action == "push_ups" and not self.leg_cue_moved(t, self.arm_cues, c.arm_cue):
             return None
+        if action in ("squats", "lunges") and not self.upright(t):
+            return None
+        if action == "push_ups" and c.pushup_wrists is not None:
+            i_end = max(i for i, tt in enumerate(self.times) if tt <= t + 1e-9)
+            v = self.wks[i_end]
+            if not np.isnan(v) and v < -c.pushup_wrists:
+                return None
         if c.leg_cue > 0 and action in ("squats", "lunges") and not self.leg_cue_moved(t):
             self.leg_pending = c.leg_defer
             self.leg_pending_t = t
@@ -508,7 +686,27 @@ class RepetitionCounter:
                 self.session += 1
                 self.events.append((now, action, self.counts[action]))
             return self.events[-1]
+        if c.count_at != "far":
+            self.deferred = action
+            return None
         return self.count(action, now, 1)
+
+    def upright(self, t):
+        """The shoulders above the hips (torso_min) on the frame at t (or since the last rest frame)."""
+        c = self.c
+        if c.torso_min is None:
+            return True
+        idx = [i for i, tt in enumerate(self.times) if tt <= t + 1e-9]
+        if not idx:
+            return True
+        i_end = idx[-1]
+        if c.torso_span == "frame":
+            vals = [self.torsos[i_end]]
+        else:
+            starts = [i for i, tt in enumerate(self.times) if tt <= self.last_rest_t + 1e-9]
+            vals = self.torsos[(starts[-1] if starts else 0):i_end + 1]
+        vals = [v for v in vals if not np.isnan(v)]
+        return not vals or min(vals) >= c.torso_min
 
     def leg_cue_moved(self, t, cues=None, threshold=None):
         c = self.c
@@ -530,6 +728,8 @@ class RepetitionCounter:
         return moved >= threshold
 
     def count(self, action, now, n):
+        if self.exc is not None and self.exc["judge"] is None:
+            self.exc["counted"] = True
         if self.c.leg_union > 0 and action in ("squats", "lunges") and not self.u_bypass:
             if self.u_counted:
                 return None

@@ -48,12 +48,17 @@ class Sequence:
         return self.action or GENERIC_LABEL
 
 
-def subsample(poses: np.ndarray, source_fps: float = SOURCE_FPS, fps: float = MODEL_FPS) -> np.ndarray:
-    """Picks the frame nearest each model-rate timestamp (as the time-aligned window does)."""
+def subsample(poses: np.ndarray, source_fps: float = SOURCE_FPS, fps: float = MODEL_FPS, phase: int = 0) -> np.ndarray:
+    """Picks the frame nearest each model-rate timestamp (as the time-aligned window does).
+
+    `phase` shifts the picks by that many source frames (1: the odd frames of a 30 fps clip
+    instead of the even ones): the same videos sampled differently, to tell a variant's real
+    effect from the luck of which frames were kept.
+    """
     n = len(poses)
     duration = n / source_fps
     times = np.arange(0.0, duration, 1.0 / fps)
-    idx = np.minimum(np.round(times * source_fps).astype(int), n - 1)
+    idx = np.minimum(np.round(times * source_fps).astype(int) + phase, n - 1)
     return poses[idx]
 
 
@@ -70,7 +75,7 @@ def countix_to_coco(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def load_countix(subsample_to_model_rate: bool = True) -> list[Sequence]:
+def load_countix(subsample_to_model_rate: bool = True, phase: int = 0) -> list[Sequence]:
     seqs = []
     with open(os.path.join(COUNTIX, "index.csv")) as f:
         for row in csv.DictReader(f):
@@ -79,7 +84,7 @@ def load_countix(subsample_to_model_rate: bool = True) -> list[Sequence]:
             raw = np.load(os.path.join(COUNTIX, row["npy"]))
             poses = countix_to_coco(raw)
             if subsample_to_model_rate:
-                poses = subsample(poses)
+                poses = subsample(poses, phase=phase)
             seqs.append(Sequence(os.path.basename(row["npy"]), row["label"], COUNTIX_ACTION.get(row["label"]),
                                  int(row["count"]), poses, MODEL_FPS if subsample_to_model_rate else SOURCE_FPS))
     return seqs

@@ -5,7 +5,7 @@ seqs = {s.name: s for s in data.load_countix()}
 kw = eval(sys.argv[1]); names = sys.argv[2:]
 fig, axs = plt.subplots(len(names), 1, figsize=(16, 2.6 * len(names)))
 for ax, n in zip(np.atleast_1d(axs), names):
-    s = seqs[n]; c = counter.count_sequence(s.poses, config=counter.Config(**kw))
+    s = seqs[n]; c = counter.count_sequence(s.poses, s.label, config=counter.Config(**kw))
     tr = np.array(c.trace)
     if len(tr):
         ax.plot(tr[:, 0], tr[:, 1], lw=1); ax.plot(tr[:, 0], tr[:, 2], 'k:', lw=.7); ax.plot(tr[:, 0], tr[:, 3], 'k:', lw=.7)

@@ -1,7 +1,7 @@
 """Repetition-count evaluation for issue 9: MAE (mean |pred − gt| / gt) and OBO (share |pred − gt| ≤ 1).
 
     # Countix-Fitness and Penn Action through the Python reference counter (counter.py):
-    /work/venv-counter/bin/python training/counter/evaluate.py countix [--rows] [--config "interval_ratio=0.5"]
+    /work/venv-counter/bin/python training/counter/evaluate.py countix [--rows] [--config "interval_ratio=0.5"] [--phase 1]
     /work/venv-counter/bin/python training/counter/evaluate.py penn
 
     # The same through the Swift counter: the evaluation tests write per-sequence counts,
@@ -114,7 +114,7 @@ def penn_summary(rows):
 def cmd_countix(args):
     import counter
     config = config_from(args.config)
-    seqs = data.load_countix()
+    seqs = data.load_countix(phase=args.phase)
     rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, s.label, config=config).session) for s in seqs]
     score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
 
@@ -263,6 +263,8 @@ def main():
     p = sub.add_parser("countix")
     p.add_argument("--rows", action="store_true")
     p.add_argument("--config", default="", help='counter.Config overrides, e.g. "interval_ratio=0.5"')
+    p.add_argument("--phase", type=int, default=0,
+                   help="source frames to shift the 30 → 15 fps subsampling by (1: the odd frames)")
     p.set_defaults(fn=cmd_countix)
     p = sub.add_parser("penn")
     p.add_argument("--config", default="", help='counter.Config overrides')

@@ -24,7 +24,10 @@ import PoseEstimation
 /// 5. Squats and lunges must also fold the legs: the hip's height above the ankles in shin lengths
 ///    has to change (`legCueShinLengths`) from its rest value between leaving the rest side and reaching the far side.
 ///    Walking, talking or setting up move the motion signal as much as a repetition does, but the
-///    hips stay at the same height over the feet. Other actions have no cue (the generic path).
+///    hips stay at the same height over the feet. Both are done standing up, so a squat or lunge
+///    also needs the shoulders above the hips (on at least one side) on the frame it counts
+///    (`requiresUprightTorso`): bending over or lying down folds the legs too. Other actions have
+///    no cue (the generic path).
 /// 6. A camera zoom or cut (the body's bones `zoomFactor` times larger or smaller from one pose to
 ///    the next, confirmed by the pose after) restarts the motion state as a person re-entering does:
 ///    the held joints and the window's range belong to the old image. A joint seen for the first
@@ -105,6 +108,9 @@ public final class RepetitionCounter {
     private let times: UnsafeMutablePointer<Double>
     /// Each ring row's hip height above the ankles in shin lengths (same slots), for the leg cue.
     private let legHeights: UnsafeMutablePointer<Double>
+    /// Each ring row's torso height: the larger over both sides (each whose shoulder and hip have
+    /// been seen) of the hip's depth below the shoulder, in box sizes (NaN: no side seen yet).
+    private let torsoHeights: UnsafeMutablePointer<Double>
     /// The last time the signal was on the rest side (where a repetition's excursion starts).
     private var lastRestTime = -Double.infinity
     /// The leg cue's rest value is the median over this many frames before the last rest frame (and
@@ -172,6 +178,8 @@ public final class RepetitionCounter {
         times.initialize(repeating: 0, count: capacity)
         legHeights = .allocate(capacity: capacity)
         legHeights.initialize(repeating: 0, count: capacity)
+        torsoHeights = .allocate(capacity: capacity)
+        torsoHeights.initialize(repeating: 0, count: capacity)
         legRestFrames = Int((0.5 * configuration.framesPerSecond).rounded())
         legRestScratch = .allocate(capacity: legRestFrames + 1)
         legRestScratch.initialize(repeating: 0, count: legRestFrames + 1)
@@ -188,6 +196,7 @@ public final class RepetitionCounter {
         projection.deallocate()
         times.deallocate()
         legHeights.deallocate()
+        torsoHeights.deallocate()
         legRestScratch.deallocate()
         boneRatios.deallocate()
     }
@@ -351,6 +360,19 @@ public final class RepetitionCounter {
         // Unknown (NaN) until hips, knees and ankles have all been seen since the reset: a camera
         // that cuts the feet off gives no cue, and then the gate does not apply.
         legHeights[nextRow] = seenJoints & Self.legMask == Self.legMask ? (left + right) / 2 : .nan
+        // The upright-torso cue: how far the hips are below the shoulders, on the more upright side
+        // (one side's hip lost or mislocated does not hide an upright torso).
+        var torso = Double.nan
+        for sideIndex in 0..<2 {  // a range, not an array literal: nothing is allocated
+            let shoulder = Joint.leftShoulder.rawValue + sideIndex
+            let hip = Joint.leftHip.rawValue + sideIndex
+            let bits: UInt32 = (1 << UInt32(shoulder)) | (1 << UInt32(hip))
+            guard seenJoints & bits == bits else { continue }
+            let depth = Double(normalised(hip, centreX: centreX, centreY: centreY, scale: scale).y
+                - normalised(shoulder, centreX: centreX, centreY: centreY, scale: scale).y)
+            torso = torso.isNaN ? depth : max(torso, depth)
+        }
+        torsoHeights[nextRow] = torso
         times[nextRow] = timestamp
         nextRow = (nextRow + 1) % capacity
         rows = min(rows + 1, capacity)
@@ -560,6 +582,9 @@ public final class RepetitionCounter {
         if action == nil, configuration.holdSeconds > 0 {
             if heldRepetitions == 0 { heldEnd = .infinity }
             heldRepetitions += 1
+        } else if let action, action == .squats || action == .lunges, configuration.requiresUprightTorso,
+                  !torsoUpright(at: time) {
+            return  // bent over or lying down: not a squat or lunge
         } else if let action, action == .squats || action == .lunges, configuration.legCueShinLengths > 0,
                   !legsFolded(until: time) {
             legPending = true
@@ -579,8 +604,18 @@ public final class RepetitionCounter {
             legPending = false
         } else if legsFolded(until: time) {
             legPending = false
-            counted += 1
+            if !configuration.requiresUprightTorso || torsoUpright(at: time) { counted += 1 }
         }
+    }
+
+    /// Whether the shoulders are above the hips (on at least one side) on the frame at `time`; true
+    /// while no side's shoulder and hip have been seen (no cue, as for the leg cue).
+    private func torsoUpright(at time: Double) -> Bool {
+        let oldest = rows < capacity ? 0 : nextRow
+        var endStep = 0
+        for step in 0..<rows where times[(oldest + step) % capacity] <= time + 1e-9 { endStep = step }
+        let torso = torsoHeights[(oldest + endStep) % capacity]
+        return torso.isNaN || torso >= 0
     }
 
     /// Whether the leg cue moved by `legCueShinLengths` away from its rest value (the median of the

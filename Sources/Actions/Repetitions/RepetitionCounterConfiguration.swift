@@ -46,6 +46,13 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// the rest side (a shallow repetition crosses the threshold before its deepest point). 0: until
     /// it is back on the rest side.
     public var legCueDeferSeconds: Double = 1
+    /// Squats and lunges only: a repetition counts only if, on the frame it would count, the
+    /// shoulders are above the hips (vertically) on at least one side. Both exercises are done
+    /// standing up; bending over to pick something up, touching the toes or lying down fold the
+    /// legs and move the motion signal just as well, with the hips at or above the shoulders. A
+    /// side whose shoulder and hip have not both been seen since the reset gives no cue. The more
+    /// upright side decides, so one mislocated hip does not reject a real squat. False turns it off.
+    public var requiresUprightTorso = true
     /// A camera zoom or cut: when the body's bones (the median length ratio over the bones whose
     /// joints are confident in both poses, at least 3 of 12) grow or shrink by more than this factor
     /// from one usable pose to the next, and the pose after confirms it against the same earlier

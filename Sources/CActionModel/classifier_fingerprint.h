@@ -2,4 +2,4 @@
 // with the model. caction_model.c includes this header so that the build system, which cannot see
 // the `.incbin`, re-assembles the model whenever this fingerprint (and so the model) changes; the
 // tests and `posewatch doctor` compare it with the embedded bytes to catch a stale build.
-#define POSEWATCH_CLASSIFIER_SHA256 "4d9586d236da0ada98d23c98df672c47fa002e498101d4d7b6ea3899136a7cf1"
+#define POSEWATCH_CLASSIFIER_SHA256 "c61db99c4b6ead36b206647b0f880385d0a9211c55cb156e4afe037af5a31bb0"

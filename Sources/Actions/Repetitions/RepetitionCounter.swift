@@ -611,38 +611,39 @@ public final class RepetitionCounter {
     /// Whether the shoulders are above the hips (on at least one side) on the frame at `time`; true
     /// while no side's shoulder and hip have been seen (no cue, as for the leg cue).
     private func torsoUpright(at time: Double) -> Bool {
-        let oldest = rows < capacity ? 0 : nextRow
-        var endStep = 0
-        for step in 0..<rows where times[(oldest + step) % capacity] <= time + 1e-9 { endStep = step }
-        let torso = torsoHeights[(oldest + endStep) % capacity]
+        let torso = torsoHeights[ringRow(ofStep: lastStep(atOrBefore: time))]
         return torso.isNaN || torso >= 0
+    }
+
+    /// The ring row of the window's `step`-th frame, oldest first.
+    private func ringRow(ofStep step: Int) -> Int { ((rows < capacity ? 0 : nextRow) + step) % capacity }
+
+    /// The window's last frame (as a step, oldest first) at or before `time`; 0 if none is.
+    private func lastStep(atOrBefore time: Double) -> Int {
+        var last = 0
+        for step in 0..<rows where times[ringRow(ofStep: step)] <= time + 1e-9 { last = step }
+        return last
     }
 
     /// Whether the leg cue moved by `legCueShinLengths` away from its rest value (the median of the
     /// half second up to the last frame on the rest side, or the oldest in the window) between that
     /// frame and the frame at `time`.
     private func legsFolded(until time: Double) -> Bool {
-        let oldest = rows < capacity ? 0 : nextRow
-        var restStep = 0
-        var endStep = 0
-        for step in 0..<rows {
-            let stepTime = times[(oldest + step) % capacity]
-            if stepTime <= lastRestTime + 1e-9 { restStep = step }
-            if stepTime <= time + 1e-9 { endStep = step }
-        }
+        let restStep = lastStep(atOrBefore: lastRestTime)
+        let endStep = lastStep(atOrBefore: time)
         let first = max(0, restStep - legRestFrames)
-        for step in first...max(first, endStep) where legHeights[(oldest + step) % capacity].isNaN {
+        for step in first...max(first, endStep) where legHeights[ringRow(ofStep: step)].isNaN {
             return true  // the legs were not all seen yet: no cue, the generic path counts
         }
         // The median of at most legRestFrames + 1 values.
         let count = restStep - first + 1
         for index in 0..<count {
-            Self.insertSorted(legHeights[(oldest + first + index) % capacity], into: legRestScratch, count: index)
+            Self.insertSorted(legHeights[ringRow(ofStep: first + index)], into: legRestScratch, count: index)
         }
         let rest = Self.median(ofSorted: legRestScratch, count: count)
         var moved = 0.0
         if restStep <= endStep {
-            for step in restStep...endStep { moved = max(moved, abs(legHeights[(oldest + step) % capacity] - rest)) }
+            for step in restStep...endStep { moved = max(moved, abs(legHeights[ringRow(ofStep: step)] - rest)) }
         }
         return moved >= configuration.legCueShinLengths
     }

@@ -582,11 +582,9 @@ public final class RepetitionCounter {
         if action == nil, configuration.holdSeconds > 0 {
             if heldRepetitions == 0 { heldEnd = .infinity }
             heldRepetitions += 1
-        } else if let action, action == .squats || action == .lunges, configuration.requiresUprightTorso,
-                  !torsoUpright(at: time) {
+        } else if Self.isStandingLegExercise(action), configuration.requiresUprightTorso, !torsoUpright(at: time) {
             return  // bent over or lying down: not a squat or lunge
-        } else if let action, action == .squats || action == .lunges, configuration.legCueShinLengths > 0,
-                  !legsFolded(until: time) {
+        } else if Self.isStandingLegExercise(action), configuration.legCueShinLengths > 0, !legsFolded(until: time) {
             legPending = true
             legPendingTime = time
         } else {
@@ -599,7 +597,7 @@ public final class RepetitionCounter {
     @inline(__always)
     private func checkPendingLegs(_ counted: inout Int, action: ActionLabel?, time: Double) {
         guard legPending, side != 0, side != restSide else { return }
-        if action != .squats && action != .lunges
+        if !Self.isStandingLegExercise(action)
             || (configuration.legCueDeferSeconds > 0 && time - legPendingTime > configuration.legCueDeferSeconds) {
             legPending = false
         } else if legsFolded(until: time) {
@@ -607,6 +605,10 @@ public final class RepetitionCounter {
             if !configuration.requiresUprightTorso || torsoUpright(at: time) { counted += 1 }
         }
     }
+
+    /// Squats and lunges: the labels with the leg and upright-torso cues.
+    @inline(__always)
+    private static func isStandingLegExercise(_ action: ActionLabel?) -> Bool { action == .squats || action == .lunges }
 
     /// Whether the shoulders are above the hips (on at least one side) on the frame at `time`; true
     /// while no side's shoulder and hip have been seen (no cue, as for the leg cue).

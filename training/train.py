@@ -154,8 +154,11 @@ def main():
         "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
         "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
         "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
-                     "members": a.members, "mirror_twins": a.mirror, **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
-                                             else {"widths": a.widths, "dense": a.dense}),
+                     "members": a.members,
+                     # only when on, so that --no-mirror writes r25's metadata (and file) unchanged
+                     **({"mirror_twins": True} if a.mirror else {}),
+                     **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
+                        else {"widths": a.widths, "dense": a.dense}),
                      "data": "synthetic only (training/posegen)"},
     }
     blob = TM.add_metadata(raw, meta)

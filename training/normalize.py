@@ -15,6 +15,11 @@ FALLBACK_DIV = np.float32(3.0)  # scale fallback: largest extent of valid joints
 USED = [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
 NJ = len(USED)
 LS, RS, LH, RH = 1, 2, 7, 8   # positions within USED
+# left/right mirror of the model joints: position j of the mirrored pose holds joint MIRROR[j] (nose
+# stays, each left joint swaps with its right one). The normalisation commutes with a horizontal flip
+# (hip-centred, scale from distances, symmetric clip), so a flipped camera image gives exactly
+# x' -> -x' with these joints swapped: train.py's mirror twins rely on that.
+MIRROR = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11]
 F = np.float32
 
 
@@ -76,6 +81,14 @@ def normalize_windows(K):
     ny = np.clip((y - cy[:, None, None]) / S[:, None, None], -CLIP, CLIP)
     out = np.stack([np.where(valid, nx, 0), np.where(valid, ny, 0), valid.astype(np.float32)], -1)
     return out.reshape(N, L, 3 * NJ).astype(np.float32)
+
+
+def mirror_normalized(Z):
+    """(N, L, 3*NJ) normalised windows -> the same windows seen in a horizontally flipped image."""
+    Z = np.asarray(Z, np.float32)
+    z = Z.reshape(Z.shape[0], Z.shape[1], NJ, 3)[:, :, MIRROR].copy()
+    z[..., 0] = np.where(z[..., 0] == 0, F(0), -z[..., 0])   # invalid joints stay +0
+    return z.reshape(Z.shape)
 
 
 def normalize_window_scalar(K):

@@ -39,6 +39,28 @@ def build_model(tf, widths=(48, 64, 96, 96), dense=64):
     return k.Model(inp, out)
 
 
+def mirror_twin(tf, member):
+    """The member applied to the left/right mirror of its input (normalize.mirror_normalized), as a
+    model sharing every layer with it except the first convolution, whose kernel has its input
+    channels permuted (left <-> right joints) and negated on x. A convolution is linear in its input,
+    so conv(mirror(z), W) = conv(z, W o mirror) exactly: the twin needs no op beyond the member's and
+    adds only one conv kernel to the file (the converter stores shared weights once)."""
+    k = tf.keras
+    layers = [l for l in member.layers if not isinstance(l, k.layers.InputLayer)]
+    first = layers[0]
+    W, b = first.get_weights()
+    src = np.array([NZ.MIRROR[c // 3] * 3 + c % 3 for c in range(3 * NZ.NJ)])
+    sign = np.array([-1.0 if c % 3 == 0 else 1.0 for c in range(3 * NZ.NJ)], np.float32)
+    twin_conv = k.layers.Conv1D(first.filters, first.kernel_size, padding=first.padding,
+                                activation=first.activation, name=first.name + "_mirror")
+    inp = k.Input((WINDOW, 3 * NZ.NJ))
+    x = twin_conv(inp)
+    twin_conv.set_weights([W[:, src, :] * sign[None, :, None], b])
+    for l in layers[1:]:
+        x = l(x)
+    return k.Model(inp, x, name=member.name + "_mirror")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=SEED)
@@ -48,6 +70,9 @@ def main():
     # member width: the four conv layers' channels and the hidden dense layer (the file must stay < 256 KB)
     ap.add_argument("--widths", default="48,64,96,96")
     ap.add_argument("--dense", type=int, default=64)
+    # test-time mirror averaging inside the graph: each member also sees the left/right mirror of the
+    # window (a person filmed from the other side) and the graph averages all outputs (r26)
+    ap.add_argument("--no-mirror", dest="mirror", action="store_false")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
@@ -81,13 +106,20 @@ def main():
             rep_rng = np.random.default_rng(a.seed + 7)
             rep = Xtr[rep_rng.choice(len(Xtr), 500, replace=False)]
         del Xtr, ytr
-    if len(members) == 1:
+    branches = members + ([mirror_twin(tf, mm) for mm in members] if a.mirror else [])
+    if len(branches) == 1:
         model = members[0]
     else:
         k = tf.keras
         inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
-        model = k.Model(inp, k.layers.Average(name="probs_mean")([mm(inp) for mm in members]))
-        print("ensemble val accuracy:", float(np.mean(model.predict(Xva, batch_size=1024, verbose=0).argmax(1) == yva)))
+        model = k.Model(inp, k.layers.Average(name="probs_mean")([mm(inp) for mm in branches]))
+        pva = model.predict(Xva, batch_size=1024, verbose=0)
+        print("ensemble val accuracy:", float(np.mean(pva.argmax(1) == yva)))
+        if a.mirror:
+            # the twins make the float model mirror-symmetric: f(z) = f(mirror(z)) up to float rounding
+            d = np.abs(pva - model.predict(NZ.mirror_normalized(Xva), batch_size=1024, verbose=0)).max()
+            print(f"float model, max |f(z) - f(mirror z)| on the validation set: {d:.2e}")
+            assert d < 1e-4, "mirror twins are not the members' mirror"
     t_train = time.time() - t0
     # ---- int8 export: float32 in/out, QUANTIZE/DEQUANTIZE at the edges, int8 inside
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
@@ -122,8 +154,11 @@ def main():
         "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
         "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
         "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
-                     "members": a.members, **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
-                                             else {"widths": a.widths, "dense": a.dense}),
+                     "members": a.members,
+                     # only when on, so that --no-mirror writes r25's metadata (and file) unchanged
+                     **({"mirror_twins": True} if a.mirror else {}),
+                     **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
+                        else {"widths": a.widths, "dense": a.dense}),
                      "data": "synthetic only (training/posegen)"},
     }
     blob = TM.add_metadata(raw, meta)
@@ -141,6 +176,12 @@ def main():
         for r in xi:
             interp.set_tensor(i, r[None]); interp.invoke(); acc.append(interp.get_tensor(o)[0].copy())
     assert np.array_equal(np.array(o1), np.array(o2)), "outputs changed by the metadata edit"
+    if a.mirror:
+        # int8: mirrored inputs quantize slightly differently (zero point), so only nearly symmetric
+        o3 = []
+        for r in NZ.mirror_normalized(xi):
+            it2.set_tensor(i, r[None]); it2.invoke(); o3.append(it2.get_tensor(o)[0].copy())
+        print(f"int8 model, max |f(z) - f(mirror z)| on 64 validation windows: {np.abs(np.array(o2) - np.array(o3)).max():.4f}")
     ops = TM.op_list(blob)
     from collections import Counter
     print("ops:", dict(Counter(ops)))

@@ -5,6 +5,8 @@ stated) exactly as the Swift port does. Vectorised over windows, never over the 
 """
 import numpy as np
 
+from posegen.body import LR_SWAP  # COCO-17 index of each joint's left/right counterpart
+
 SPEC_ID = "pw-norm-v1"
 SCORE_MIN = np.float32(0.25)   # a joint is valid iff score >= SCORE_MIN
 CLIP = np.float32(4.0)         # normalised coordinates are clipped to [-CLIP, CLIP]
@@ -19,7 +21,7 @@ LS, RS, LH, RH = 1, 2, 7, 8   # positions within USED
 # stays, each left joint swaps with its right one). The normalisation commutes with a horizontal flip
 # (hip-centred, scale from distances, symmetric clip), so a flipped camera image gives exactly
 # x' -> -x' with these joints swapped: train.py's mirror twins rely on that.
-MIRROR = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11]
+MIRROR = [USED.index(LR_SWAP[j]) for j in USED]
 F = np.float32
 
 

@@ -79,15 +79,12 @@ import PoseEstimation
         print("classifier outputs equal to LiteRT's optimised kernels too: \(sameAsOptimised) of \(total)")
     }
 
-    /// COCO-17 index of each joint's left/right counterpart (the nose stays).
-    static let mirroredJoint = [0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15]
-
     /// The raw window as a horizontally flipped camera would see it: x → width − x, left ↔ right.
     static func mirrored(_ raw: [Float], width: Float) -> [Float] {
         var out = raw
         for slot in 0..<(raw.count / 51) {
             for joint in 0..<17 {
-                let source = slot * 51 + Self.mirroredJoint[joint] * 3
+                let source = slot * 51 + Joint(rawValue: joint)!.mirrored.rawValue * 3
                 let target = slot * 51 + joint * 3
                 // joints without a score stay (0, 0, 0): an empty slot must stay an empty slot
                 out[target] = raw[source + 2] > 0 ? width - raw[source] : raw[source]

@@ -777,9 +777,11 @@ def bone_ratio(now, before):
     return float(np.median(ratios)) if len(ratios) >= 3 else 1.0
 
 
-def count_sequence(poses: np.ndarray, action: str = "squats", fps: float = 15.0, config: Config | None = None):
-    """Runs a fixed-label sequence (as `replay --action`) and returns the counter."""
+def count_sequence(poses: np.ndarray, action="squats", fps: float = 15.0, config: Config | None = None):
+    """Runs a sequence and returns the counter: `action` is one label for every frame (a fixed
+    label, as `replay --action`) or a label per frame."""
     counter = RepetitionCounter(config or Config(fps=fps))
     for index, pose in enumerate(poses):
-        counter.process(index / fps, pose if pose[:, 2].max() > 0 else None, action)
+        label = action if isinstance(action, str) else action[index]
+        counter.process(index / fps, pose if pose[:, 2].max() > 0 else None, label)
     return counter

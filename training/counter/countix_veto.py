@@ -100,10 +100,8 @@ def count_with_veto(seq, probs, ends, labels, p_other: float, run: int) -> int:
     for p, end in zip(probs, ends):
         streak = streak + 1 if p[other] >= p_other else 0
         veto[end:] = streak >= run
-    c = counter.RepetitionCounter(counter.Config())
-    for t, pose in enumerate(seq.poses):
-        c.process(t / seq.fps, pose if pose[:, 2].max() > 0 else None, "other" if veto[t] else seq.label)
-    return c.session
+    labels_per_frame = ["other" if vetoed else seq.label for vetoed in veto]
+    return counter.count_sequence(seq.poses, labels_per_frame, fps=seq.fps).session
 
 
 def main():
@@ -119,14 +117,14 @@ def main():
     probs = classifier_probabilities(args.model, args.phase)
     fixed = {s.name: counter.count_sequence(s.poses, s.label).session for s in seqs}
     settings = list(itertools.product((0.8, 0.9, 0.97), (1, 2, 4))) if args.grid else [(0.97, 2)]
+    gts = [s.count for s in seqs]
+    # the groups evaluate.py countix reports: all, split halves, dense and sparse (data.SPARSE_PERIOD_S)
+    parts = {"all": range(len(seqs)), "odd": range(1, len(seqs), 2), "even": range(0, len(seqs), 2),
+             "dense": [i for i, s in enumerate(seqs) if not s.is_sparse],
+             "sparse": [i for i, s in enumerate(seqs) if s.is_sparse]}
     for p_other, run in [(None, None)] + settings:
         preds = [fixed[s.name] if p_other is None or s.name not in probs
                  else count_with_veto(s, *probs[s.name], p_other, run) for s in seqs]
-        gts = [s.count for s in seqs]
-        dense = [i for i, s in enumerate(seqs) if len(s.poses) / s.fps / s.count <= 6]
-        sparse = [i for i in range(len(seqs)) if i not in dense]
-        parts = {"all": range(len(seqs)), "odd": range(1, len(seqs), 2), "even": range(0, len(seqs), 2),
-                 "dense": dense, "sparse": sparse}
         name = "label fixed" if p_other is None else f"veto P {p_other} K {run}"
         print(f"{name:18s} " + "  ".join(
             f"{k} %.3f / %.3f" % data.mae_obo([preds[i] for i in idx], [gts[i] for i in idx]) for k, idx in parts.items()))

@@ -33,6 +33,13 @@ PENN_ACTION = {"squat": "squats", "pushup": "push_ups", "jumping_jacks": "jumpin
 GENERIC_LABEL = "burpees"
 
 
+# A sequence whose labelled repetitions, spread over the whole video, come slower than one per
+# SPARSE_PERIOD_S seconds is mostly something else (setting up, walking, talking): the issue's
+# slowest tempo is 0.3 reps/s, so even with pauses a set is denser than this. With the label fixed
+# for the whole video nothing gates that other movement, so these are reported apart.
+SPARSE_PERIOD_S = 6.0
+
+
 @dataclass
 class Sequence:
     name: str
@@ -41,6 +48,11 @@ class Sequence:
     count: int | None
     poses: np.ndarray  # float32[T, 17, 3] at MODEL_FPS; score 0 = missing
     fps: float
+
+    @property
+    def is_sparse(self) -> bool:
+        """Mostly other movement: the labelled repetitions come slower than one per SPARSE_PERIOD_S."""
+        return self.count is not None and len(self.poses) / self.fps / self.count > SPARSE_PERIOD_S
 
     @property
     def label(self) -> str:

@@ -60,13 +60,6 @@ def config_from(text):
     return counter.Config(**eval(f"dict({text})", {})) if text else counter.Config()
 
 
-# A sequence whose labelled repetitions, spread over the whole video, come slower than one per
-# SPARSE_PERIOD_S seconds is mostly something else (setting up, walking, talking): the issue's
-# slowest tempo is 0.3 reps/s, so even with pauses a set is denser than this. With the label fixed
-# for the whole video nothing gates that other movement, so these are reported apart.
-SPARSE_PERIOD_S = 6.0
-
-
 def score_countix(rows, show_rows=False, durations=None):
     report("countix_fitness (all usable)", [r[3] for r in rows], [r[2] for r in rows])
     # Split-half: sequences in index order, odd and even positions (a variant tuned on one half
@@ -75,11 +68,11 @@ def score_countix(rows, show_rows=False, durations=None):
         half = [r for i, r in enumerate(rows) if i % 2 == parity]
         report(f"  {name}-indexed half", [r[3] for r in half], [r[2] for r in half])
     if durations is not None:
-        dense = [r for r in rows if durations[r[0]] / r[2] <= SPARSE_PERIOD_S]
-        sparse = [r for r in rows if durations[r[0]] / r[2] > SPARSE_PERIOD_S]
-        report(f"  duration/count <= {SPARSE_PERIOD_S:.0f} s (the set fills the video)",
+        dense = [r for r in rows if durations[r[0]] / r[2] <= data.SPARSE_PERIOD_S]
+        sparse = [r for r in rows if durations[r[0]] / r[2] > data.SPARSE_PERIOD_S]
+        report(f"  duration/count <= {data.SPARSE_PERIOD_S:.0f} s (the set fills the video)",
                [r[3] for r in dense], [r[2] for r in dense])
-        report(f"  duration/count >  {SPARSE_PERIOD_S:.0f} s (mostly other movement)",
+        report(f"  duration/count >  {data.SPARSE_PERIOD_S:.0f} s (mostly other movement)",
                [r[3] for r in sparse], [r[2] for r in sparse])
     ours = [r for r in rows if r[1] in data.COUNTIX_ACTION]
     report("countix_fitness squat/lunge/push_up", [r[3] for r in ours], [r[2] for r in ours])

@@ -1,0 +1,206 @@
+"""Measures the learned counter as `evaluate.py countix` does, beside the rule-based counter on the
+same sequences (seventh round, issue 9). Measures only: nothing here trains on ../shared.
+
+    /work/venv-train/bin/python training/counter/learned/evaluate_learned.py --model /tmp/cnt7/m1 [--phase 1]
+        [--config "p_on=0.6, min_mag=0.3"] [--hybrid 0.5] [--set countix|penn|videos]
+
+Modes (each prints the Countix table of evaluate.py: all, odd/even halves, dense/sparse, per class):
+  net      count.py on the net's output (phase accumulated while p(repeating) is on)
+  rules    counter.py (the chosen rule-based counter, label fixed), for reference
+  hybrid   the rule-based counter's events, kept only where the net's p(repeating) ≥ --hybrid
+The net's per-frame output is cached in the model directory (recomputed with --fresh).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import count as C  # noqa: E402
+import counter  # noqa: E402
+import data  # noqa: E402
+import evaluate  # noqa: E402
+import gen  # noqa: E402
+from train_net import N_IN  # noqa: E402
+
+
+def windows(x, window):
+    padded = np.concatenate([np.zeros((window - 1, N_IN), np.float32), x])
+    return padded[np.arange(len(x))[:, None] + np.arange(window)[None]]
+
+
+def predict_all(model_dir, name, seqs, fresh=False):
+    path = os.path.join(model_dir, f"pred_{name}.npz")
+    if os.path.exists(path) and not fresh:
+        z = np.load(path)
+        return [z[s.name] for s in seqs]
+    import tensorflow as tf
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    import keras
+    model = keras.models.load_model(os.path.join(model_dir, "model.keras"), compile=False)
+    window = model.input_shape[1]
+    outs = [model.predict(windows(gen.features(s.poses), window), batch_size=2048, verbose=0) for s in seqs]
+    np.savez(path, **{s.name: o for s, o in zip(seqs, outs)})
+    return outs
+
+
+def len_window(model_dir):
+    import keras
+    return keras.models.load_model(os.path.join(model_dir, "model.keras"), compile=False).input_shape[1]
+
+
+def rule_events(s, label=None):
+    c = counter.count_sequence(s.poses, label or s.label)
+    return [int(round(t * s.fps)) for t, _, _ in c.events]
+
+
+def hybrid(events, out, thr, look_s=1.0, hold_s=1.0, fresh=None, fps=15.0):
+    """Keeps a rule-based event when the net's p(repeating) reached thr within look_s before it,
+    or within hold_s after it (the event is then held and credited on that later frame: with
+    hold_s ≤ 1 s it is still within 1 s of the repetition's end, which comes after the event).
+    Where `fresh` (bool per frame) is true, the net has not yet seen a full window of this person
+    (the first seconds after it appears): it cannot judge, and the event is kept."""
+    k = int(round(look_s * fps))
+    h = int(round(hold_s * fps))
+    return [e for e in events if (fresh is not None and fresh[e]) or out[max(0, e - k):e + h + 1, 2].max() >= thr]
+
+
+def fresh_frames(poses, window, gap_frames=30):
+    """bool per frame: fewer than `window` frames since the person appeared (first usable pose
+    after ≥ 2 s without one, as the counter's reset)."""
+    usable = gen.features(poses)[:, -1] > 0
+    out = np.zeros(len(poses), bool)
+    start, missing = None, gap_frames
+    for t, u in enumerate(usable):
+        if u:
+            if missing >= gap_frames:
+                start = t
+            missing = 0
+        else:
+            missing += 1
+        out[t] = start is not None and t - start < window
+    return out
+
+
+def videos():
+    vdir = os.path.join(data.SHARED_DATA, "videos")
+    rows = [r for r in csv.DictReader(open(os.path.join(vdir, "labels.csv"))) if r["reps"] and r["label"] != "other"]
+    seqs = []
+    for r in rows:
+        name = os.path.splitext(os.path.basename(r["file"]))[0]
+        poses = np.load(f"/tmp/posewatch-movenet/{name}.npy")
+        seqs.append(data.Sequence(name, r["label"], r["label"], int(r["reps"]), poses, 15.0))
+        seqs[-1].tol = int(r["reps_tolerance"] or 0)
+    return seqs
+
+
+def generated(model_dir, kw, hkw, thr, n=60, seed=777):
+    """Held-out generated sessions (a seed never trained on), both representations: the labelled
+    far-pose crossings inside sets are the truth. Where the generator's idle, talking, walking
+    and setting up fill the time between sets."""
+    import keras
+    model = keras.models.load_model(os.path.join(model_dir, "model.keras"), compile=False)
+    W = model.input_shape[1]
+    for share, name in ((0.0, "MoveNet-like"), (1.0, "Countix-like")):
+        rng = np.random.default_rng(seed)
+        rows = {"net": [], "rules": [], "hybrid": []}
+        gts = []
+        for _ in range(n):
+            s = gen.make_sequence(rng, countix_share=share)
+            ph = np.where(s["rep"] > 0.5, s["phase"], np.nan)
+            ok = np.isfinite(ph[1:]) & np.isfinite(ph[:-1])
+            g = int(np.sum(ok & (np.floor(ph[1:] - 0.5) > np.floor(ph[:-1] - 0.5))))
+            if g == 0:
+                continue
+            o = model.predict(windows(gen.features(s["poses"]), W), batch_size=2048, verbose=0)
+            c = counter.count_sequence(s["poses"], data.GENERIC_LABEL)
+            ev = [int(round(t * 15.0)) for t, _, _ in c.events]
+            gts.append(g)
+            rows["net"].append(len(C.count(o, **kw)))
+            rows["rules"].append(c.session)
+            rows["hybrid"].append(len(hybrid(ev, o, thr, fresh=fresh_frames(s["poses"], W), **hkw)))
+        for mode, pr in rows.items():
+            mae, obo = data.mae_obo(pr, gts)
+            signed = np.mean((np.array(pr) - np.array(gts)) / np.array(gts))
+            print(f"generated sessions ({name}, seed {seed}): {len(gts)} sequences  {mode:6s} MAE {mae:.3f}  OBO {obo:.3f}  mean signed {signed:+.3f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--set", default="countix", choices=["countix", "penn", "videos", "generated"])
+    ap.add_argument("--phase", type=int, default=0)
+    ap.add_argument("--config", default="")
+    ap.add_argument("--hybrid", type=float, default=None)
+    ap.add_argument("--hybrid-config", default="look_s=1.0, hold_s=1.0")
+    ap.add_argument("--modes", default="net,rules")
+    ap.add_argument("--rows", action="store_true")
+    ap.add_argument("--fresh", action="store_true")
+    a = ap.parse_args()
+    kw = eval(f"dict({a.config})", {})
+    hkw = eval(f"dict({a.hybrid_config})", {})
+    modes = a.modes.split(",") + (["hybrid"] if a.hybrid is not None else [])
+    window = len_window(a.model)
+    if a.set == "generated":
+        generated(a.model, kw, hkw, a.hybrid if a.hybrid is not None else 0.5)
+        return
+    if a.set == "countix":
+        seqs = data.load_countix(phase=a.phase)
+        outs = predict_all(a.model, f"countix{a.phase}", seqs, a.fresh)
+        durations = {s.name: len(s.poses) / s.fps for s in seqs}
+        for mode in modes:
+            print(f"== {mode} {kw if mode == 'net' else ''}{a.hybrid if mode == 'hybrid' else ''} (phase {a.phase})")
+            rows = []
+            for s, o in zip(seqs, outs):
+                if mode == "net":
+                    n = len(C.count(o, **kw))
+                elif mode == "rules":
+                    n = counter.count_sequence(s.poses, s.label).session
+                else:
+                    n = len(hybrid(rule_events(s), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
+                rows.append((s.name, s.dataset_label, s.count, n))
+            evaluate.score_countix(rows, a.rows, durations)
+    elif a.set == "penn":
+        seqs = data.load_penn()
+        outs = predict_all(a.model, "penn", seqs, a.fresh)
+        for mode in modes:
+            print(f"== {mode}")
+            rows = []
+            for s, o in zip(seqs, outs):
+                label = data.PENN_ACTION.get(s.dataset_label, data.GENERIC_LABEL)
+                if mode == "net":
+                    n = len(C.count(o, **kw))
+                elif mode == "rules":
+                    n = counter.count_sequence(s.poses, label).session
+                else:
+                    n = len(hybrid(rule_events(s, label), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
+                rows.append((s.name, s.dataset_label, n))
+            evaluate.penn_summary(rows)
+    else:
+        seqs = videos()
+        outs = predict_all(a.model, "videos", seqs, a.fresh)
+        for mode in modes:
+            preds, ok, line = [], 0, []
+            for s, o in zip(seqs, outs):
+                if mode == "net":
+                    n = len(C.count(o, **kw))
+                elif mode == "rules":
+                    n = counter.count_sequence(s.poses, s.label).session
+                else:
+                    n = len(hybrid(rule_events(s), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
+                preds.append(n)
+                ok += abs(n - s.count) <= s.tol
+                line.append(f"{s.name[:14]}:{n}/{s.count}")
+            mae, obo = data.mae_obo(preds, [s.count for s in seqs])
+            print(f"== {mode}: videos within tolerance {ok}/{len(seqs)}  MAE {mae:.3f} OBO {obo:.3f}  " + " ".join(line))
+
+
+if __name__ == "__main__":
+    main()

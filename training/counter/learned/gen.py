@@ -104,7 +104,7 @@ def _segment(rng, b, rep, n, fps):
     return p, phase
 
 
-def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5):
+def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=0.0):
     """-> dict(poses float32[T,17,3] (pixels or Countix-normalised), rep, phase, mask, countix)."""
     b = random_body(rng)
     T = int(rng.uniform(*seconds) * fps)
@@ -114,12 +114,26 @@ def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5):
     rep = rng.random() < 0.5
     sparse = rng.random() < 0.35  # long non-exercise stretches (Countix's sparse videos)
     while total < T:
+        oneoff_now = False
         if rep:
             n = int(rng.uniform(3, 30) * fps)
         else:
             n = int((rng.uniform(5, 30) if sparse else rng.uniform(1.5, 10)) * fps)
+            # a single exercise-like move between sets (one squat-like bend, one press, a lunge
+            # step): not a set, so not repeating (opt-in: no RNG draw when oneoff = 0)
+            oneoff_now = oneoff > 0 and rng.random() < oneoff
         ov = int(rng.uniform(0.4, 1.5) * fps)
-        p, phase = _segment(rng, b, rep, n + ov, fps)
+        if oneoff_now:
+            p, ph1 = _segment(rng, b, True, n + ov, fps)
+            k = int(np.searchsorted(ph1 - ph1[0], rng.uniform(0.8, 1.4)))
+            k = min(max(k, int(1.0 * fps)), n + ov)
+            rest = {key: (v[k - 1] if isinstance(v, np.ndarray) and v.shape == (n + ov,) else v) for key, v in p.items()}
+            for key, v in p.items():  # after the move: held still at its last pose
+                if isinstance(v, np.ndarray) and v.shape == (n + ov,):
+                    v[k:] = rest[key]
+            phase = None
+        else:
+            p, phase = _segment(rng, b, rep, n + ov, fps)
         p["yaw"] = p["yaw"] + heading + (rng.uniform(-40, 40) if rng.random() < 0.3 else 0.0)
         w = fk(p, b)
         horiz = float(np.mean(np.abs(p["pitch"]) > 45))

@@ -122,13 +122,14 @@ def main():
     ap.add_argument("--widths", default="32,32,48,48")
     ap.add_argument("--dense", type=int, default=64)
     ap.add_argument("--scaled", action="store_true")
+    ap.add_argument("--oneoff", type=float, default=0.0, help="share of non-exercise segments that are one exercise-like move")
     a = ap.parse_args()
     WINDOW = a.window
     global SCALED
     SCALED = a.scaled
     t0 = time.time()
-    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share)
-    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share)
+    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share, oneoff=a.oneoff)
+    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share, oneoff=a.oneoff)
     Xtr, Ytr, Etr = stack(tr)
     Xva, Yva, Eva = stack(va)
     print(f"generated {len(tr)} + {len(va)} sequences, {len(Etr)} + {len(Eva)} frames, rep share "

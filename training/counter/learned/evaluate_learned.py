@@ -44,13 +44,19 @@ def predict_all(model_dirs, name, seqs, fresh=False):
 
 
 def predict_one(model_dir, name, seqs, fresh=False):
+    """A model directory ending in "@int8" runs its model_int8.tflite (export.py) instead."""
+    if model_dir.endswith("@int8"):
+        return predict_int8(model_dir[:-5], name, seqs, fresh)
     path = os.path.join(model_dir, f"pred_{name}.npz")
     if os.path.exists(path) and not fresh:
         z = np.load(path)
         return [z[s.name] for s in seqs]
     import tensorflow as tf
-    tf.config.threading.set_intra_op_parallelism_threads(1)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
+    try:  # one thread (the machine is shared); too late once TensorFlow has run
+        tf.config.threading.set_intra_op_parallelism_threads(1)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+    except RuntimeError:
+        pass
     import keras
     model = keras.models.load_model(os.path.join(model_dir, "model.keras"), compile=False)
     window = model.input_shape[1]
@@ -59,9 +65,35 @@ def predict_one(model_dir, name, seqs, fresh=False):
     return outs
 
 
+def predict_int8(model_dir, name, seqs, fresh=False):
+    path = os.path.join(model_dir, f"pred_int8_{name}.npz")
+    if os.path.exists(path) and not fresh:
+        z = np.load(path)
+        return [z[s.name] for s in seqs]
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError:
+        from tensorflow.lite import Interpreter
+    it = Interpreter(model_path=os.path.join(model_dir, "model_int8.tflite"), num_threads=1)
+    it.allocate_tensors()
+    inp, out = it.get_input_details()[0], it.get_output_details()[0]
+    window = int(inp["shape"][1])
+    outs = []
+    for s in seqs:
+        X = windows(gen.features(s.poses), window)
+        o = np.zeros((len(X), 3), np.float32)
+        for i, x in enumerate(X):
+            it.set_tensor(inp["index"], x[None])
+            it.invoke()
+            o[i] = it.get_tensor(out["index"])[0]
+        outs.append(o)
+    np.savez(path, **{s.name: o for s, o in zip(seqs, outs)})
+    return outs
+
+
 def len_window(model_dirs):
     import keras
-    return keras.models.load_model(os.path.join(model_dirs.split(",")[0], "model.keras"), compile=False).input_shape[1]
+    return keras.models.load_model(os.path.join(model_dirs.split(",")[0].removesuffix("@int8"), "model.keras"), compile=False).input_shape[1]
 
 
 def rule_events(s, label=None):
@@ -110,13 +142,26 @@ def fresh_frames(poses, window, gap_frames=30):
     return out
 
 
-def videos():
+def read_pose_text(path):
+    """A pose dump of `posewatch replay` (one line per frame: time, then 17 × (x, y, score), or
+    nothing / "none" where no pose was found) → float32[T, 17, 3]."""
+    rows = []
+    for line in open(path):
+        v = line.split()[1:]
+        rows.append(np.array(v, np.float32).reshape(17, 3) if len(v) == 51 else np.zeros((17, 3), np.float32))
+    return np.stack(rows)
+
+
+def videos(poses_dir=None):
+    """The dev videos with counts: MoveNet stand-in poses (videos_movenet.py's cache), or with
+    poses_dir the poses `posewatch replay` found (its own core, cropping and tracking; text dumps
+    named <clip>.txt)."""
     vdir = os.path.join(data.SHARED_DATA, "videos")
     rows = [r for r in csv.DictReader(open(os.path.join(vdir, "labels.csv"))) if r["reps"] and r["label"] != "other"]
     seqs = []
     for r in rows:
         name = os.path.splitext(os.path.basename(r["file"]))[0]
-        poses = np.load(f"/tmp/posewatch-movenet/{name}.npy")
+        poses = read_pose_text(os.path.join(poses_dir, name + ".txt")) if poses_dir else np.load(f"/tmp/posewatch-movenet/{name}.npy")
         seqs.append(data.Sequence(name, r["label"], r["label"], int(r["reps"]), poses, 15.0))
         seqs[-1].tol = int(r["reps_tolerance"] or 0)
     return seqs
@@ -159,6 +204,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", required=True)
     ap.add_argument("--set", default="countix", choices=["countix", "penn", "videos", "generated"])
+    ap.add_argument("--poses-dir", default=None, help="videos: poses dumped by posewatch replay instead of the stand-in")
     ap.add_argument("--phase", type=int, default=0)
     ap.add_argument("--config", default="")
     ap.add_argument("--hybrid", type=float, default=None)
@@ -207,8 +253,8 @@ def main():
                 rows.append((s.name, s.dataset_label, n))
             evaluate.penn_summary(rows)
     else:
-        seqs = videos()
-        outs = predict_all(a.model, "videos", seqs, a.fresh)
+        seqs = videos(a.poses_dir)
+        outs = predict_all(a.model, "videos" if a.poses_dir is None else "videos_replay", seqs, a.fresh)
         for mode in modes:
             preds, ok, line = [], 0, []
             for s, o in zip(seqs, outs):

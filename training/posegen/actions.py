@@ -8,6 +8,12 @@ from .body import blank, SIDES
 
 LABELS = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups", "other"]
 
+# Opt-in record of the repetition phase (training/counter/learned): None = off (the default, so the
+# classifier's data are untouched). Set it to a list and every phase_track call appends its phase
+# array (rep index + fraction, per frame) and burpees appends ("keys", cycle start times); nothing
+# here draws from the RNG or changes what a generator returns.
+PHASE_LOG = None
+
 
 # ----------------------------------------------------------------------------- helpers
 def smooth_noise(rng, T, fps, scale, hz=0.5):
@@ -37,7 +43,10 @@ def phase_track(rng, T, fps, rate, pause_prob=0.15, pause=(0.2, 1.2), jitter=0.1
         marks.append((t, float(k)))
     mt, mp = np.array(marks).T
     ts = np.arange(T) / fps + rng.uniform(0, 1.0 / rate)
-    return np.interp(ts, mt, mp)
+    ph = np.interp(ts, mt, mp)
+    if PHASE_LOG is not None:
+        PHASE_LOG.append(ph)
+    return ph
 
 
 def cyc(ph):
@@ -300,7 +309,9 @@ def burpees(rng, T, fps, b):
     t = -rng.uniform(0, 4)
     speed = rng.uniform(0.65, 1.5)
     first = True
+    starts = []
     while t < T / fps + 2:
+        starts.append(len(times))
         seq = [("stand", None, rng.uniform(0.1, 0.6) if not first else 0.3), ("squat", None, 0.45)]
         sb = rng.choice(["L", "R"])
         if step_back:
@@ -325,6 +336,8 @@ def burpees(rng, T, fps, b):
             keys.append(_keypose(b, rng, kind, sbk)); times.append(t)
         first = False
     p = _interp_keys(keys, np.array(times), T, fps, 0.0)
+    if PHASE_LOG is not None:  # a cycle starts at its first key (standing)
+        PHASE_LOG.append(("keys", [times[i] for i in starts if i < len(times)]))
     p["head_pitch"] = p["head_pitch"] + smooth_noise(rng, T, fps, 6)
     return p, np.ones(T, bool)
 

@@ -1,0 +1,117 @@
+"""The counter on the learned network's output (seventh round, issue 9): causal, per frame.
+
+`out` is float[T, 3] per frame: (cos φ, sin φ, p(repeating)). While p(repeating) is on
+(hysteresis p_on / p_off) and the phase vector is long enough to mean something (|(cos, sin)| ≥
+min_mag: the net is unsure where in the cycle the person is when it is short), the phase is
+unwrapped and accumulated; each time the accumulated phase passes the next far-pose mark (π, 3π,
+…) one repetition is counted on that frame, half a repetition before it ends (as the rule-based
+counter does). When p(repeating) turns on, the phase is also accumulated over the `credit_s`
+before (the frames that made the net decide), so a set's first repetition is counted at most that
+late instead of lost. A gap of more than `gap_s` with p off forgets the phase.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def smooth(p, frames):
+    """Causal moving average over the last `frames` frames (the net's p(repeating) flickers
+    frame to frame on real poses; every flicker off and on again would restart the phase)."""
+    if frames <= 1:
+        return p
+    c = np.cumsum(np.concatenate([[0.0], p]))
+    i = np.arange(1, len(p) + 1)
+    return (c[i] - c[np.maximum(i - frames, 0)]) / np.minimum(i, frames)
+
+
+def count(out, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=1.0, gap_s=1.0, p_smooth=1, gate=None):
+    """-> list of event frame indices. `gate` (bool[T], optional) must also be true to count (a
+    label gating counting live; None = always)."""
+    T = len(out)
+    c, s, p = out[:, 0], out[:, 1], smooth(out[:, 2], p_smooth)
+    mag = np.hypot(c, s)
+    phi = np.arctan2(s, c)
+    events = []
+    active = False
+    acc = None  # accumulated phase since the state was (re)started
+    mark = None  # the next far-pose mark
+    prev = None  # phase at the last frame that was used
+    off_since = None
+    credit = int(round(credit_s * fps))
+    gap = int(round(gap_s * fps))
+
+    def step(t):
+        nonlocal acc, mark, prev
+        if mag[t] < min_mag:
+            return
+        if prev is None:
+            acc = phi[t]  # in (−π, π]: the far pose (π) is the first mark
+            mark = math.pi
+            prev = phi[t]
+            return
+        d = (phi[t] - prev + math.pi) % (2 * math.pi) - math.pi
+        acc += d
+        prev = phi[t]
+        while acc >= mark:
+            if gate is None or gate[t]:
+                events.append(t)
+            mark += 2 * math.pi
+
+    for t in range(T):
+        if active:
+            if p[t] < p_off:
+                active = False
+                off_since = t
+        elif p[t] > p_on:
+            active = True
+            if off_since is None or t - off_since > gap:
+                acc = mark = prev = None
+                # the frames that made the net decide: their repetitions count now (≤ credit_s late)
+                for u in range(max(0, t - credit), t):
+                    step(u)
+            off_since = None
+        if active:
+            step(t)
+    return events
+
+
+def count_schmitt(out, fps=15.0, p_on=0.6, p_off=0.4, h=0.3, credit_s=1.0, gap_s=1.0, gate=None):
+    """The PoseRAC-style alternative: the net's cos φ (1 at rest, −1 at the far pose; it shrinks
+    toward 0 where the net is unsure) with hysteresis: one repetition each time it goes below −h
+    after having been above +h, while p(repeating) is on. Phase noise near the middle of a cycle
+    cannot add counts here, only a full swing from rest to far does."""
+    T = len(out)
+    c, p = out[:, 0], out[:, 2]
+    events = []
+    active = False
+    side = None  # "rest" or "far"
+    off_since = None
+    credit = int(round(credit_s * fps))
+    gap = int(round(gap_s * fps))
+
+    def step(t):
+        nonlocal side
+        if c[t] > h:
+            side = "rest"
+        elif c[t] < -h:
+            if side == "rest" and (gate is None or gate[t]):
+                events.append(t)
+            side = "far"
+
+    for t in range(T):
+        if active:
+            if p[t] < p_off:
+                active = False
+                off_since = t
+        elif p[t] > p_on:
+            active = True
+            if off_since is None or t - off_since > gap:
+                side = None
+                for u in range(max(0, t - credit), t):
+                    step(u)
+            off_since = None
+        if active:
+            step(t)
+    return events

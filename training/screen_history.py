@@ -207,13 +207,14 @@ def build_head(tf, K, F, kind, width):
         logp = k.layers.Lambda(lambda t: tf.math.log(tf.maximum(t[:, -1, F - len(LABELS):F], 1e-3)))(inp)
         out = k.layers.Softmax()(k.layers.Add()([logp, corr]))
         return k.Model(inp, out)
-    elif kind == "resL":
+    elif kind.startswith("resL"):
+        # "resL<d>": the hidden dense layer d wide (64 without a number)
         # as "res", but the correction is added to the mean of the four branches' logits (the last
         # 6 features of the current slot), which an int8 graph can compute without a LOG op
         x = k.layers.Conv1D(width, 1, activation="relu")(inp)
         x = k.layers.Flatten()(x)
         x = k.layers.Dropout(0.2)(x)
-        x = k.layers.Dense(64, activation="relu")(x)
+        x = k.layers.Dense(int(kind[4:] or 64), activation="relu")(x)
         corr = k.layers.Dense(len(LABELS), kernel_initializer="zeros")(x)
         logit = k.layers.Lambda(lambda t: t[:, -1, F - len(LABELS):F])(inp)
         out = k.layers.Softmax()(k.layers.Add()([logit, corr]))

@@ -150,6 +150,10 @@ import PoseEstimation
     /// The model averages each member with its mirror twin (training/README.md, r26), so a person
     /// filmed from the other side gets nearly the same probabilities; only int8 rounding differs
     /// (the input's zero point is not 0). Without the twins (r25) these windows differed by up to 0.42.
+    /// With an empty history the r30 heads see the twins' averaged entry, which is mirror-symmetric
+    /// in float; the int8 rounding differences pass through the heads too and grew (r26: at most
+    /// 0.05; r30: 0.075 on the generated push-ups, 0 and 0.03 on the others), so the bound is 0.1
+    /// and the best label must be the same.
     @Test func theBuiltInClassifierSeesAMirroredPersonAlike() throws {
         let classifier = try ActionClassifier.embedded()
         let generated = try Self.cases().filter { $0.name.hasPrefix("generated") }
@@ -161,7 +165,9 @@ import PoseEstimation
             classifier.clearHistory()
             let flipped = Array(classifier.classify(Self.window(Self.mirrored(vector.raw, width: 640), length: length)))
             let difference = zip(direct, flipped).map { abs($0 - $1) }.max() ?? .infinity
-            #expect(difference <= 0.05, "\(vector.name): \(direct) vs mirrored \(flipped)")
+            print("mirror: \(vector.name) max difference \(difference)")
+            #expect(difference <= 0.1, "\(vector.name): \(direct) vs mirrored \(flipped)")
+            #expect(direct.indices.max { direct[$0] < direct[$1] } == flipped.indices.max { flipped[$0] < flipped[$1] })
         }
     }
 }

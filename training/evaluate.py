@@ -28,20 +28,36 @@ class Classifier:
         self.meta = TM.read_metadata(blob)
         self.it = Interpreter(model_path=path, num_threads=1)
         self.it.allocate_tensors()
-        self.i = self.it.get_input_details()[0]["index"]
-        self.o = self.it.get_output_details()[0]["index"]
         self.labels = self.meta["labels"]
+        # a history model (schema 2, r30) also takes the entries of the previous decisions of the
+        # same run and returns this window's entry (training/README.md)
+        self.hist = self.meta.get("history")
+        if self.hist:
+            io = TM.io_by_shape(self.it, {"poses": self.meta["input"]["shape"], "history": self.hist["shape"]},
+                                {"probs": self.meta["output"]["shape"], "state": self.hist["state_shape"]})
+            self.i, self.o, self.hi, self.so = io["poses"], io["probs"], io["history"], io["state"]
+        else:
+            self.i = self.it.get_input_details()[0]["index"]
+            self.o = self.it.get_output_details()[0]["index"]
         self.L = self.meta["window_length"]
         self.fps = self.meta["frame_rate"]
         self.stride = self.meta["stride"]
 
-    def probs(self, raw_windows):
-        """raw_windows: (N, L, 17, 3) pixels+score -> (N, C) probabilities."""
+    def probs(self, raw_windows, sequence=True):
+        """raw_windows: (N, L, 17, 3) pixels+score -> (N, C) probabilities. A history model sees the
+        windows as consecutive decisions of one run (history empty before the first) if `sequence`,
+        else each window alone (empty history)."""
         Z = NZ.normalize_windows(raw_windows)
         out = np.zeros((len(Z), len(self.labels)), np.float32)
+        h = np.zeros(self.hist["shape"], np.float32) if self.hist else None
         for n, z in enumerate(Z):
-            self.it.set_tensor(self.i, z[None]); self.it.invoke()
+            self.it.set_tensor(self.i, z[None])
+            if self.hist:
+                self.it.set_tensor(self.hi, h if sequence else np.zeros_like(h))
+            self.it.invoke()
             out[n] = self.it.get_tensor(self.o)[0]
+            if self.hist:
+                h = np.concatenate([h[:, 1:], self.it.get_tensor(self.so)[None]], 1)
         return out
 
 
@@ -85,7 +101,7 @@ def section_a(clf, seed, clips):
     from posegen.dataset import make_windows
     rng = np.random.default_rng(seed)
     X, y, _ = make_windows(rng, clips, clf.L, clf.fps, per_clip=3)
-    p = clf.probs(X).argmax(1)
+    p = clf.probs(X, sequence=False).argmax(1)  # independent windows: a history model sees none
     return print_cm(f"(a) held-out generated windows (seed {seed}, {clips} clips)", clf.labels, y, p)
 
 
@@ -142,22 +158,28 @@ def section_c(clf, kpdir):
         lab = labels.index(r["label"])
         starts = np.arange(0, max(T - clf.L + 1, 0), clf.stride)
         mid = (starts + (clf.L - 1) / 2) / fps
-        sel = starts[(mid >= a) & (mid <= b)]
-        if len(sel):
-            W = np.stack([k[s:s + clf.L] for s in sel])
+        inside = (mid >= a) & (mid <= b)
+        sel = starts[inside]
+        whole = None
+        if len(sel) and clf.hist:
+            # a history model runs over the whole video in order (as live), the span's windows picked after
+            whole = clf.probs(np.stack([k[s:s + clf.L] for s in starts]))
+            pr = whole[inside]
+        elif len(sel):
+            pr = clf.probs(np.stack([k[s:s + clf.L] for s in sel]))
         else:
             f0, f1 = int(np.ceil(a * fps)), min(T, int(np.floor(b * fps)) + 1)
-            W = windows_over(k[f0:f1], clf.L, clf.stride, "loop")
-        pr = clf.probs(W)
+            pr = clf.probs(windows_over(k[f0:f1], clf.L, clf.stride, "loop"))
         p = pr.argmax(1)
         votes = Counter(p.tolist())
         best = max(votes.items(), key=lambda kv: (kv[1], pr[p == kv[0]].sum()))[0]
         span_y.append(lab); span_p.append(best)
         wy += [lab] * len(p); wp += list(p)
         # outside the span (title cards, idle): what does it say there?
-        outside = starts[(mid < a - 1.0) | (mid > b + 1.0)]
+        far = (mid < a - 1.0) | (mid > b + 1.0)
+        outside = starts[far]
         if len(outside):
-            po = clf.probs(np.stack([k[s:s + clf.L] for s in outside])).argmax(1)
+            po = (whole[far] if whole is not None else clf.probs(np.stack([k[s:s + clf.L] for s in outside]))).argmax(1)
             out_pred.update(labels[i] for i in po)
         ok = "ok " if best == lab else "BAD"
         print(f"  {ok} {r['file']:<32} {r['label']:<13} {a:5.1f}-{b:5.1f}s n={len(p):3d} -> {labels[best]:<13} "
@@ -179,6 +201,9 @@ def main():
     clf = Classifier(a.model)
     print("model", a.model, os.path.getsize(a.model), "bytes; labels", clf.labels, "fps", clf.fps,
           "window", clf.L, "stride", clf.stride)
+    if clf.hist:
+        print(f"history model: {clf.hist['length']} previous decisions; (a) windows alone (empty history), "
+              "(b) each Penn clip's windows in order, (c) each video's windows in order")
     summary = {}
     if "a" in a.sections:
         summary["a_generated_window_acc"] = section_a(clf, a.gen_seed, a.gen_clips)

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Write testdata/classifier_vectors.json for the Swift port: raw windows (generated, seed-fixed;
 plus edge cases), the pw-norm-v1 output (float32, exact) and LiteRT's output of the committed model.
+A decision-history model (r30) gets each case with an empty history (all zero) and, under "chain",
+consecutive windows of one generated clip, each with the previous invokes' entries as history.
 
     python training/make_test_vectors.py [--model Sources/CActionModel/action_classifier.tflite]
 """
@@ -9,7 +11,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import numpy as np
 import normalize as NZ
-from posegen.dataset import make_clip, LABELS
+import tflite_metadata as TM
+from posegen.dataset import make_clip, make_sequences, LABELS
 
 
 def main():
@@ -33,31 +36,60 @@ def main():
     cases.append(("first 20 slots empty", k))
     cases.append(("empty window", np.zeros((30, 17, 3), np.float32)))
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_path=a.model, num_threads=1)
-    it.allocate_tensors()
-    i, o = it.get_input_details()[0]["index"], it.get_output_details()[0]["index"]
+    meta = TM.read_metadata(open(a.model, "rb").read())
+    hist = meta.get("history")
+
+    def runner(it):
+        """-> run(z, h) = (probabilities, entry or None) for one window (and history)"""
+        it.allocate_tensors()
+        if hist:
+            io = TM.io_by_shape(it, {"poses": meta["input"]["shape"], "history": hist["shape"]},
+                                {"probs": meta["output"]["shape"], "state": hist["state_shape"]})
+        else:
+            io = {"poses": it.get_input_details()[0]["index"], "probs": it.get_output_details()[0]["index"]}
+
+        def run(z, h=None):
+            it.set_tensor(io["poses"], z.reshape(1, 30, -1))
+            if hist:
+                it.set_tensor(io["history"], h if h is not None else np.zeros(hist["shape"], np.float32))
+            it.invoke()
+            return it.get_tensor(io["probs"])[0].copy(), (it.get_tensor(io["state"])[0].copy() if hist else None)
+        return run
+
+    run = runner(Interpreter(model_path=a.model, num_threads=1))
     # LiteRT's reference kernels are posewatch's oracle: its optimised kernels round some int8
     # steps differently (up to 0.13 apart on these windows), so both are recorded.
-    ref = Interpreter(model_path=a.model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-    ref.allocate_tensors()
-    ri, ro = ref.get_input_details()[0]["index"], ref.get_output_details()[0]["index"]
+    ref = runner(Interpreter(model_path=a.model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF))
+    fl = lambda x: [float(v) for v in np.asarray(x).ravel()]
     out = []
     for name, k in cases:
         k = k.astype(np.float32)
         z = NZ.normalize_windows(k[None])[0]
         assert np.array_equal(z.view(np.uint32), NZ.normalize_window_scalar(k).view(np.uint32))
-        it.set_tensor(i, z.reshape(1, 30, -1)); it.invoke()
-        p = it.get_tensor(o)[0]
-        ref.set_tensor(ri, z.reshape(1, 30, -1)); ref.invoke()
-        r = ref.get_tensor(ro)[0]
-        out.append({"name": name, "raw_T17x3": [float(v) for v in k.ravel()],
-                    "normalized": [float(v) for v in z.ravel()],
-                    "litert_probs": [float(v) for v in p],
-                    "litert_reference_probs": [float(v) for v in r]})
+        p, _ = run(z)
+        r, e = ref(z)
+        out.append({"name": name, "raw_T17x3": fl(k), "normalized": fl(z),
+                    "litert_probs": fl(p), "litert_reference_probs": fl(r),
+                    **({"litert_reference_entry": fl(e)} if hist else {})})
+    doc = {"spec": NZ.SPEC_ID, "labels": LABELS, "window_length": 30, "note":
+           "floats are the exact float32 values written as decimal; raw is [t][coco17 joint][x,y,score]",
+           "cases": out}
+    if hist:
+        # one generated clip's consecutive windows (stride 5), longer than the history: the ring
+        # fills and then drops rows; each history is built from the reference's previous entries
+        W, _, _ = make_sequences(np.random.default_rng(4343), 1, 30, 15.0, 5, clip_s=(6.0, 6.5))[0]
+        h = np.zeros(hist["shape"], np.float32)
+        chain = []
+        for k in W.astype(np.float32):
+            z = NZ.normalize_windows(k[None])[0]
+            r, e = ref(z, h)
+            chain.append({"raw_T17x3": fl(k), "litert_reference_probs": fl(r), "litert_reference_entry": fl(e),
+                          "history_rows_with_flag": int(np.sum(h[0, :, -1] != 0))})
+            h = np.concatenate([h[:, 1:], e[None, None]], 1)
+        doc["history"] = {"length": hist["length"], "features": hist["features"], "chain": chain,
+                          "note": "cases: empty history; chain: in order, history = the previous entries"}
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
-    json.dump({"spec": NZ.SPEC_ID, "labels": LABELS, "window_length": 30, "note":
-               "floats are the exact float32 values written as decimal; raw is [t][coco17 joint][x,y,score]",
-               "cases": out}, open(a.out, "w"))
+    json.dump(doc, open(a.out, "w"))
     print("wrote", a.out, os.path.getsize(a.out), "bytes")
 
 

@@ -46,3 +46,39 @@ def op_list(tflite_bytes):
     for i in range(g.OperatorsLength()):
         ops.append(codes[g.Operators(i).OpcodeIndex()])
     return ops
+
+
+def shorten_tensor_names(tflite_bytes):
+    """Names every tensor that is not a graph input or output by its index ("t12"): the converter's
+    names (layer paths, ~90 bytes each) are the largest part of a small model after its weights."""
+    m = S.ModelT.InitFromPackedBuf(bytearray(tflite_bytes), 0)
+    for g in m.subgraphs:
+        keep = set(g.inputs.tolist() if hasattr(g.inputs, "tolist") else g.inputs) | \
+            set(g.outputs.tolist() if hasattr(g.outputs, "tolist") else g.outputs)
+        for i, t in enumerate(g.tensors):
+            if i not in keep:
+                t.name = f"t{i}"
+    b = flatbuffers.Builder(1024)
+    b.Finish(m.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def io_by_shape(interp, inputs, outputs):
+    """LiteRT tensor indices of a model's inputs and outputs found by shape ({name: shape}), and
+    under "int8" each one's int8 quantization (the tensor after the input's QUANTIZE op, before the
+    output's DEQUANTIZE op)."""
+    res, q = {}, {}
+    ops = interp._get_ops_details()
+    det = {d["index"]: d for d in interp.get_tensor_details()}
+    for details, want, side in ((interp.get_input_details(), inputs, "in"), (interp.get_output_details(), outputs, "out")):
+        for name, shape in want.items():
+            hit = [d["index"] for d in details if d["shape"].tolist() == shape]
+            assert len(hit) == 1, f"{side}put {name} {shape}: {len(hit)} tensors of that shape"
+            res[name] = hit[0]
+            for op in ops:
+                if side == "in" and op["op_name"] == "QUANTIZE" and int(op["inputs"][0]) == hit[0]:
+                    q[name] = det[int(op["outputs"][0])]["quantization"]
+                if side == "out" and op["op_name"] == "DEQUANTIZE" and int(op["outputs"][0]) == hit[0]:
+                    q[name] = det[int(op["inputs"][0])]["quantization"]
+    res["int8"] = q
+    return res

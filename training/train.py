@@ -61,8 +61,157 @@ def mirror_twin(tf, member):
     return k.Model(inp, x, name=member.name + "_mirror")
 
 
+# ---------------------------------------------------------------- decision-history second stage (r30)
+# Per window the members give an "entry" of 135 values: each member's hidden dense output
+# averaged with its mirror twin's (2 x 64), the four branches' mean logits times LOGIT_SCALE (6) and
+# a flag (1: the decision exists). The history input holds the previous K entries of the same run,
+# oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
+# (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
+LOGIT_SCALE = 0.25
+
+
+def branch_outputs(model, x):
+    """(hidden, logits) of a member or twin applied to tensor x (its layers in order; the hidden
+    layer is the Dense before the logits)."""
+    k = __import__("tensorflow").keras
+    dense = []
+    for l in [l for l in model.layers if not isinstance(l, k.layers.InputLayer)]:
+        if isinstance(l, k.layers.Softmax):
+            break
+        x = l(x)
+        if isinstance(l, k.layers.Dense):
+            dense.append(x)
+    return dense[-2], dense[-1]
+
+
+def entry_model(tf, members, twins):
+    """Keras: poses -> (entry without the flag (134), mean logits (6)), all in float."""
+    k = tf.keras
+    inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
+    emb, logits = [], []
+    for mm, tw in zip(members, twins):
+        h1, l1 = branch_outputs(mm, inp)
+        h2, l2 = branch_outputs(tw, inp)
+        emb.append(k.layers.Average()([h1, h2]))
+        logits += [l1, l2]
+    lg = k.layers.Average(name="mean_logits")(logits)
+    lgs = k.layers.Rescaling(LOGIT_SCALE)(lg)
+    return k.Model(inp, [k.layers.Concatenate()(emb + [lgs]), lg])
+
+
+def history_arrays(E, lens, K):
+    """E (N, F-1) entries of consecutive sequences of lengths `lens` -> (H (N, K, F), cur (N, F)):
+    per window the previous K entries of its sequence (oldest first, zero rows and flag 0 before the
+    sequence's start) and its own entry (flag 1)."""
+    N, F = len(E), E.shape[1] + 1
+    cur = np.concatenate([E, np.ones((N, 1), np.float32)], 1)
+    H = np.zeros((N, K, F), np.float32)
+    off = np.concatenate([[0], np.cumsum(lens)])
+    for s in range(len(lens)):
+        a, b = off[s], off[s + 1]
+        for h in range(1, K + 1):  # slot K - h = h decisions ago
+            if b - a > h:
+                H[a + h:b, K - h] = cur[a:b - h]
+    return H, cur
+
+
+def build_head(tf, K, F, width, dense):
+    """r29's "resL" head: a per-slot projection (shared over the K + 1 slots), a dense layer over
+    all slots, a correction added to the current window's mean logits, softmax."""
+    k = tf.keras
+    hin = k.Input((K + 1, F))
+    lg = k.Input((len(LABELS),))
+    x = k.layers.Conv1D(width, 1, activation="relu")(hin)
+    # a reshape to (-1, n): Flatten and Reshape read the batch size (SHAPE/STRIDED_SLICE/PACK ops)
+    x = k.layers.Lambda(lambda t: tf.reshape(t, (-1, (K + 1) * width)))(x)
+    x = k.layers.Dropout(0.2)(x)
+    x = k.layers.Dense(dense, activation="relu")(x)
+    corr = k.layers.Dense(len(LABELS), kernel_initializer="zeros")(x)
+    return k.Model([hin, lg], k.layers.Softmax()(k.layers.Add()([lg, corr])))
+
+
+def sequence_entries(em, seed, clips, keep_windows=False):
+    """make_sequences (in chunks: all raw windows at once would need gigabytes) -> entries through
+    the float members, labels, use mask, sequence lengths"""
+    from posegen.dataset import make_sequences
+    rng = np.random.default_rng(seed)
+    E, L, y, use, lens, kept = [], [], [], [], [], []
+    for c in range(0, clips, 1000):
+        seqs = make_sequences(rng, min(1000, clips - c), WINDOW, FPS, STRIDE)
+        W = NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs]))
+        e, lg = em.predict(W, batch_size=2048, verbose=0)
+        if keep_windows and not kept:
+            kept.append(W)  # the first chunk's normalised windows (export calibration, checks)
+        E.append(e); L.append(lg)
+        y += [t for _, t, _ in seqs]; use += [u for _, _, u in seqs]; lens += [len(t) for _, t, _ in seqs]
+    out = np.concatenate(E), np.concatenate(L), np.concatenate(y), np.concatenate(use), np.array(lens)
+    return out + (kept,) if keep_windows else out
+
+
+def train_history(tf, a, members, twins):
+    """-> (combined Keras model, representative inputs): r29's second stage, four heads averaged."""
+    k = tf.keras
+    K = a.history_length
+    em = entry_model(tf, members, twins)
+    t = time.time()
+    Etr, Ltr, ytr, utr, ltr = sequence_entries(em, a.seed + 5000, a.sequence_clips)
+    Eva, Lva, yva, uva, lva, va_windows = sequence_entries(em, a.seed + 5001, a.sequence_clips // 5, True)
+    print(f"history: sequences train {len(ytr)} windows ({len(ltr)} clips) val {len(yva)} in {time.time()-t:.0f}s "
+          f"sha256(train entries)={hashlib.sha256(Etr.tobytes()).hexdigest()[:16]}", flush=True)
+    Htr, Ctr = history_arrays(Etr, ltr, K)
+    Hva, Cva = history_arrays(Eva, lva, K)
+    F = Ctr.shape[1]
+    heads, pva = [], []
+    for h in range(a.heads):
+        hseed = a.seed + 5100 + h
+        tf.keras.utils.set_random_seed(hseed)
+        rng = np.random.default_rng(hseed)
+        # older history randomly forgotten in 30 % of the samples (as after start-up or an absence)
+        keep = np.where(rng.random(len(Htr)) < 0.3, rng.integers(0, K, len(Htr)), K)
+        mask = (np.arange(K)[None, :] >= (K - keep)[:, None])[:, :, None]
+        X = np.concatenate([Htr * mask, Ctr[:, None]], 1)[utr]
+        y = ytr[utr]
+        cw = len(y) / (len(LABELS) * np.bincount(y, minlength=len(LABELS)))
+        head = build_head(tf, K, F, a.head_width, a.head_dense)
+        steps = int(np.ceil(len(y) / 256)) * a.head_epochs
+        lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
+        head.compile(tf.keras.optimizers.Adam(lr), tf.keras.losses.SparseCategoricalCrossentropy(), metrics=["accuracy"])
+        head.fit([X, Ltr[utr]], y, batch_size=256, epochs=a.head_epochs, shuffle=True, verbose=0,
+                 class_weight={i: float(c) for i, c in enumerate(cw)})
+        del X
+        pva.append(head.predict([np.concatenate([Hva, Cva[:, None]], 1), Lva], batch_size=2048, verbose=0))
+        print(f"history head {h}: val {np.mean(pva[-1].argmax(1)[uva] == yva[uva])*100:.1f}%", flush=True)
+        heads.append(head)
+    pm = np.mean(pva, 0)
+    print(f"history heads averaged: val {np.mean(pm.argmax(1)[uva] == yva[uva])*100:.1f}% "
+          f"(members alone {np.mean(Lva.argmax(1)[uva] == yva[uva])*100:.1f}%)", flush=True)
+    # the combined graph: poses + history in, probabilities + this window's entry out
+    poses = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
+    hist = k.Input((K, F), name="history")
+    e, lg = em(poses)
+    # the flag: a constant 1 from a zero-weight dense layer (its bias), so the graph needs no FILL op
+    flag = k.layers.Dense(1, kernel_initializer="zeros", bias_initializer="ones", name="flag")(lg)
+    state = k.layers.Concatenate(name="state")([e, flag])
+    slots = k.layers.Concatenate(axis=1)([hist, k.layers.Lambda(lambda t: tf.reshape(t, (-1, 1, F)))(state)])
+    outs = [hd([slots, lg]) for hd in heads]
+    # the heads' probabilities averaged, as r29 measured them (not one softmax over mean logits)
+    probs = k.layers.Average(name="probs")(outs) if len(outs) > 1 else outs[0]
+    model = k.Model([poses, hist], [probs, state])
+    # check: the graph reproduces the heads (and its state the entries) on validation windows
+    Wva = va_windows[0]
+    pg, sg = model.predict([Wva, Hva[:len(Wva)]], batch_size=1024, verbose=0)
+    d = max(np.abs(pg - pm[:len(Wva)]).max(), np.abs(sg - Cva[:len(Wva)]).max())
+    print(f"combined float graph vs heads: max difference {d:.2e}")
+    assert d < 1e-4, "the combined graph does not reproduce the heads"
+    # representative inputs for the int8 export: validation windows with their real histories
+    rng = np.random.default_rng(a.seed + 5007)
+    idx = rng.choice(len(Wva), 500, replace=False)
+    return model, [(Wva[i], Hva[i]) for i in idx]
+
+
 def main():
     ap = argparse.ArgumentParser()
+
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
@@ -73,6 +222,14 @@ def main():
     # test-time mirror averaging inside the graph: each member also sees the left/right mirror of the
     # window (a person filmed from the other side) and the graph averages all outputs (r26)
     ap.add_argument("--no-mirror", dest="mirror", action="store_false")
+    # r30: a second stage over the decision history (see train_history); --no-history writes r26
+    ap.add_argument("--no-history", dest="history", action="store_false")
+    ap.add_argument("--history-length", type=int, default=6, help="previous decisions the heads see (K)")
+    ap.add_argument("--heads", type=int, default=4, help="history heads, probabilities averaged")
+    ap.add_argument("--head-width", type=int, default=8, help="per-slot projection of a head (8: the file stays < 256 KB)")
+    ap.add_argument("--head-dense", type=int, default=32, help="a head's hidden dense layer")
+    ap.add_argument("--head-epochs", type=int, default=12)
+    ap.add_argument("--sequence-clips", type=int, default=20000, help="generated clips the heads train on")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
@@ -120,6 +277,11 @@ def main():
             d = np.abs(pva - model.predict(NZ.mirror_normalized(Xva), batch_size=1024, verbose=0)).max()
             print(f"float model, max |f(z) - f(mirror z)| on the validation set: {d:.2e}")
             assert d < 1e-4, "mirror twins are not the members' mirror"
+    if a.history:
+        if not a.mirror or a.members < 1:
+            sys.exit("--history needs the mirror twins (the entry averages each member with its twin)")
+        export_history(tf, a, t0, *train_history(tf, a, members, branches[len(members):]))
+        return
     t_train = time.time() - t0
     # ---- int8 export: float32 in/out, QUANTIZE/DEQUANTIZE at the edges, int8 inside
     conv = tf.lite.TFLiteConverter.from_keras_model(model)
@@ -182,6 +344,98 @@ def main():
         for r in NZ.mirror_normalized(xi):
             it2.set_tensor(i, r[None]); it2.invoke(); o3.append(it2.get_tensor(o)[0].copy())
         print(f"int8 model, max |f(z) - f(mirror z)| on 64 validation windows: {np.abs(np.array(o2) - np.array(o3)).max():.4f}")
+    ops = TM.op_list(blob)
+    from collections import Counter
+    print("ops:", dict(Counter(ops)))
+    digest = hashlib.sha256(blob).hexdigest()
+    print("file:", a.out, len(blob), "bytes sha256", digest)
+    write_fingerprint(a.out, digest)
+    print(f"wall: train {t_train:.0f}s total {time.time()-t0:.0f}s")
+    print("metadata:", json.dumps(meta))
+
+
+def export_history(tf, a, t0, model, rep):
+    """int8 export of the two-input history model, its metadata (schema_version 2) and checks."""
+    K, F = a.history_length, rep[0][1].shape[1]
+    t_train = time.time() - t0
+    conv = tf.lite.TFLiteConverter.from_keras_model(model)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.representative_dataset = lambda: ({"poses": w[None], "history": h[None]} for w, h in rep)
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    conv.inference_input_type = tf.float32
+    conv.inference_output_type = tf.float32
+    raw = TM.shorten_tensor_names(conv.convert())
+    from ai_edge_litert.interpreter import Interpreter
+    it = Interpreter(model_content=raw)
+    it.allocate_tensors()
+    io = TM.io_by_shape(it, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
+                        {"probs": [1, len(LABELS)], "state": [1, F]})
+    q = {n: {"scale": float(v[0]), "zero_point": int(v[1])} for n, v in io["int8"].items()}
+    meta = {
+        "name": TM.NAME, "schema_version": 2,
+        "labels": LABELS, "frame_rate": FPS, "window_length": WINDOW, "stride": STRIDE,
+        "joints": [JOINTS[i] for i in NZ.USED],
+        "joints_coco17_indices": NZ.USED,
+        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 3 * NZ.NJ],
+                  "layout": f"[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*{3 * NZ.NJ} + j*3 + c",
+                  "int8_quantization": q["poses"],
+                  "note": "float32 in; the model's first op QUANTIZEs to int8 with these parameters"},
+        "output": {"dtype": "float32", "shape": [1, len(LABELS)], "meaning": "softmax probabilities in 'labels' order",
+                   "int8_quantization": q["probs"]},
+        "history": {
+            "input": "history", "dtype": "float32", "shape": [1, K, F], "length": K, "features": F,
+            "layout": f"[row r: {K} decisions ago - r ... 1 decision ago (last row)][feature]; index = r*{F} + f",
+            "entry": f"features 0..{F - 8}: each member's hidden dense output averaged with its mirror twin's "
+                     f"(member 0 then 1, 64 each); {F - 7}..{F - 2}: the branches' mean logits x {LOGIT_SCALE}; "
+                     f"{F - 1}: flag",
+            "flag": "1 (as quantized in 'state') where the row holds a decision, 0 in an empty row",
+            "state_output": "state", "state_shape": [1, F],
+            "update": "after each classified window: drop row 0, move the rows up, the 'state' output becomes the last row",
+            "cleared": "all rows zero (flags 0) at start and whenever a decision is not a classified window "
+                       "(starting up, no person, window not full)",
+            "int8_quantization": q["history"], "state_int8_quantization": q["state"]},
+        "normalization": NZ.params(),
+        "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
+        "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
+        "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
+                     "members": a.members, "mirror_twins": True,
+                     **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
+                        else {"widths": a.widths, "dense": a.dense}),
+                     "history_heads": {"heads": a.heads, "width": a.head_width, "dense": a.head_dense,
+                                       "epochs": a.head_epochs, "sequence_clips": a.sequence_clips,
+                                       "seeds": f"seed + 5000 (sequences), seed + 5100 + head"},
+                     "data": "synthetic only (training/posegen)"},
+    }
+    blob = TM.add_metadata(raw, meta)
+    with open(a.out, "wb") as f:
+        f.write(blob)
+    it2 = Interpreter(model_path=a.out)
+    it2.allocate_tensors()
+    back = TM.read_metadata(open(a.out, "rb").read())
+    assert back == json.loads(json.dumps(meta)), "metadata mismatch"
+    # same outputs before and after the metadata edit, chained as posewatch runs it
+    outs = []
+    for interp in (it, it2):
+        d = TM.io_by_shape(interp, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
+                           {"probs": [1, len(LABELS)], "state": [1, F]})
+        h, acc = np.zeros((1, K, F), np.float32), []
+        for w, _ in rep[:64]:
+            interp.set_tensor(d["poses"], w[None]); interp.set_tensor(d["history"], h); interp.invoke()
+            acc.append(interp.get_tensor(d["probs"])[0].copy())
+            h = np.concatenate([h[:, 1:], interp.get_tensor(d["state"])[None]], 1)
+        outs.append(np.array(acc))
+    assert np.array_equal(outs[0], outs[1]), "outputs changed by the metadata edit"
+    # int8 vs float on the representative inputs (their real histories)
+    d = TM.io_by_shape(it2, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
+                       {"probs": [1, len(LABELS)], "state": [1, F]})
+    agree, pmax = 0, 0.0
+    for w, hh in rep:
+        it2.set_tensor(d["poses"], w[None]); it2.set_tensor(d["history"], hh[None]); it2.invoke()
+        pf = model.predict([w[None], hh[None]], verbose=0)[0][0]
+        pi = it2.get_tensor(d["probs"])[0]
+        agree += int(pf.argmax() == pi.argmax()); pmax = max(pmax, float(np.abs(pf - pi).max()))
+    print(f"int8 vs float on {len(rep)} calibration inputs: same argmax {agree}, max |dp| {pmax:.3f}; "
+          f"state flag as quantized {it2.get_tensor(d['state'])[0][-1]:.4f}")
     ops = TM.op_list(blob)
     from collections import Counter
     print("ops:", dict(Counter(ops)))

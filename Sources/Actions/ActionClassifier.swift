@@ -23,6 +23,20 @@ public struct ClassifierMetadata: Sendable, Equatable {
     /// Defaults the model suggests for the decision rules (the config may override them).
     public var noPersonMinimumRealFraction: Double
     public var lowConfidenceThreshold: Float
+    /// A decision-history model (schema_version 2, r30 in training/README.md): how many previous
+    /// decisions it sees and the length of one decision's entry; nil for a window-only model.
+    public var history: HistoryShape?
+
+    /// The `history` entry: the model's second input holds the entries of the last `length`
+    /// decisions (`length × features` floats, oldest row first) and its second output is this
+    /// window's entry.
+    public struct HistoryShape: Sendable, Equatable {
+        public var length: Int
+        public var features: Int
+    }
+
+    /// Metadata versions this posewatch reads: 1 (window only), 2 (adds `history`).
+    public static let supportedSchemaVersions = 1...2
 
     /// Reads and checks the metadata JSON.
     public init(json text: String) throws(ClassifierModelError) {
@@ -33,7 +47,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
             return value
         }
         let version = try require(json["schema_version"]?.intValue, "schema_version")
-        guard version == 1 else { throw ClassifierModelError("metadata '\(Self.entryName)': schema_version \(version) is newer than this posewatch understands (1); update posewatch") }
+        guard Self.supportedSchemaVersions.contains(version) else { throw ClassifierModelError("metadata '\(Self.entryName)': schema_version \(version) is not one this posewatch understands (\(Self.supportedSchemaVersions.lowerBound)-\(Self.supportedSchemaVersions.upperBound)); update posewatch") }
         let names = try require(json["labels"]?.arrayValue?.compactMap(\.stringValue), "labels")
         var labels: [ActionLabel] = []
         for name in names {
@@ -67,16 +81,38 @@ public struct ClassifierMetadata: Sendable, Equatable {
         self.normalization = parameters
         noPersonMinimumRealFraction = json["decision_defaults"]?["no_person_min_real_fraction"]?.doubleValue ?? 0.6
         lowConfidenceThreshold = Float(json["decision_defaults"]?["low_confidence_threshold"]?.doubleValue ?? 0.6)
+        if version >= 2 {
+            let entry = try require(json["history"], "history")
+            let length = try require(entry["length"]?.intValue, "history.length")
+            let features = try require(entry["features"]?.intValue, "history.features")
+            guard (1...64).contains(length), (1...4096).contains(features) else {
+                throw ClassifierModelError("metadata '\(Self.entryName)': history length \(length) or features \(features) out of range")
+            }
+            history = HistoryShape(length: length, features: features)
+        } else {
+            history = nil
+        }
     }
 }
 
 /// posewatch's action classifier on the inference core: a window of poses in, one probability per
 /// label out. Input float32[1, window, 3 × joints], output float32[1, labels] (softmax).
+///
+/// A decision-history model (metadata `history`, training/README.md r30) also takes the entries of
+/// the previous decisions, float32[1, K, F], and returns this window's entry, float32[1, F]. The
+/// classifier keeps them in a preallocated ring (K × F floats, oldest row first): each `classify`
+/// hands the ring to the model, then drops the oldest row and appends the new entry. Whoever
+/// decides must call `clearHistory()` when a decision is not a classified window (starting up, no
+/// person): the history then starts again from empty rows (all zero, flag 0), as in training.
 public struct ActionClassifier: ~Copyable {
     public let interpreter: Interpreter
     public let metadata: ClassifierMetadata
     private let input: UnsafeMutableBufferPointer<Float>
     private let output: UnsafeBufferPointer<Float>
+    /// History models only (else empty): the model's history input, its entry output, the ring.
+    private let historyInput: UnsafeMutableBufferPointer<Float>
+    private let entryOutput: UnsafeBufferPointer<Float>
+    private let ring: UnsafeMutableBufferPointer<Float>
 
     /// Loads the model at `path` and checks it against its metadata.
     public init(modelPath: String, registry: KernelRegistry = KernelRegistry()) throws(ClassifierModelError) {
@@ -94,32 +130,86 @@ public struct ActionClassifier: ~Copyable {
         do { metadata = try ClassifierMetadata(json: text) } catch { throw ClassifierModelError("\(name): \(error.description)") }
         let interpreter: Interpreter
         do { interpreter = try Interpreter(model: model, registry: registry) } catch { throw ClassifierModelError("\(name): \(error)") }
-        let inputInfo = interpreter.input(0), outputInfo = interpreter.output(0)
+        // inputs and outputs are found by shape: the converter does not keep the Keras order
         let expectedInput = [1, metadata.windowLength, metadata.normalization.featuresPerSlot]
-        guard interpreter.inputCount == 1, inputInfo.elementType == .float32, inputInfo.shape == expectedInput else {
-            throw ClassifierModelError("\(name): input is \(inputInfo.elementType)\(inputInfo.shape), but its metadata implies float32\(expectedInput)")
+        let expectedHistory = metadata.history.map { [1, $0.length, $0.features] }
+        let expectedCount = metadata.history == nil ? 1 : 2
+        func describe(_ infos: [TensorInfo]) -> String { infos.map { "\($0.elementType)\($0.shape)" }.joined(separator: ", ") }
+        let inputs = (0..<interpreter.inputCount).map { interpreter.input($0) }
+        let outputs = (0..<interpreter.outputCount).map { interpreter.output($0) }
+        let implied = "float32\(expectedInput)" + (expectedHistory.map { " and history float32\($0)" } ?? "")
+        guard inputs.count == expectedCount,
+              let poses = inputs.firstIndex(where: { $0.elementType == .float32 && $0.shape == expectedInput }),
+              expectedHistory == nil || inputs.contains(where: { $0.elementType == .float32 && $0.shape == expectedHistory! })
+        else {
+            throw ClassifierModelError("\(name): inputs are \(describe(inputs)), but its metadata implies \(implied)")
         }
-        guard outputInfo.elementType == .float32, outputInfo.elementCount == metadata.labels.count else {
-            throw ClassifierModelError("\(name): output is \(outputInfo.elementType)\(outputInfo.shape), but its metadata lists \(metadata.labels.count) labels")
+        let labels = metadata.labels.count, features = metadata.history?.features ?? 0
+        guard outputs.count == expectedCount,
+              let probabilities = outputs.firstIndex(where: { $0.elementType == .float32 && $0.elementCount == labels }),
+              features == 0 || outputs.contains(where: { $0.elementType == .float32 && $0.elementCount == features })
+        else {
+            throw ClassifierModelError("\(name): outputs are \(describe(outputs)), but its metadata implies \(labels) probabilities"
+                                       + (features > 0 ? " and a \(features)-value history entry" : ""))
         }
         self.interpreter = interpreter
         self.metadata = metadata
-        let raw = interpreter.inputBytes(0)
+        let raw = interpreter.inputBytes(poses)
         input = UnsafeMutableBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: Float.self), count: raw.count / 4)
-        output = interpreter.outputFloats(0)!
+        output = interpreter.outputFloats(probabilities)!
+        if let shape = metadata.history {
+            let historyIndex = 1 - poses
+            let bytes = interpreter.inputBytes(historyIndex)
+            historyInput = UnsafeMutableBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: Float.self), count: bytes.count / 4)
+            entryOutput = interpreter.outputFloats(1 - probabilities)!
+            ring = .allocate(capacity: shape.length * shape.features)
+            ring.initialize(repeating: 0)
+        } else {
+            historyInput = UnsafeMutableBufferPointer(start: nil, count: 0)
+            entryOutput = UnsafeBufferPointer(start: nil, count: 0)
+            ring = UnsafeMutableBufferPointer(start: nil, count: 0)
+        }
+    }
+
+    deinit {
+        ring.deallocate()
     }
 
     /// Normalises the window into the model's input, runs the model and returns its probabilities
-    /// in `metadata.labels` order. The buffer is valid until the next call.
+    /// in `metadata.labels` order. The buffer is valid until the next call. A history model also
+    /// sees the ring and appends this window's entry to it.
     public func classify(_ window: PoseWindow) -> UnsafeBufferPointer<Float> {
         metadata.normalization.normalize(window, into: input)
+        if !ring.isEmpty {
+            // the input tensor is rewritten each time: the core may reuse input memory between invokes
+            _ = historyInput.update(fromContentsOf: ring)
+        }
         do {
             try interpreter.invoke()
         } catch {
             preconditionFailure("classifier invoke failed after a successful prepare: \(error)")
         }
+        if !ring.isEmpty {
+            // oldest row out, the new entry in as the last row (in place, no allocation)
+            let features = entryOutput.count
+            let base = ring.baseAddress!
+            base.update(from: base + features, count: ring.count - features)
+            (base + ring.count - features).update(from: entryOutput.baseAddress!, count: features)
+        }
         return output
     }
+
+    /// Forgets the previous decisions (history models; nothing to do otherwise): every row zero,
+    /// so the model sees no earlier decision (flag 0), as at start.
+    public func clearHistory() {
+        if !ring.isEmpty { ring.update(repeating: 0) }
+    }
+
+    /// The entry the last `classify` appended (history models; empty otherwise).
+    public var lastEntry: UnsafeBufferPointer<Float> { entryOutput }
+
+    /// The ring as the next `classify` will hand it to the model (oldest row first).
+    public var historyRows: UnsafeBufferPointer<Float> { UnsafeBufferPointer(ring) }
 }
 
 extension ActionClassifier {

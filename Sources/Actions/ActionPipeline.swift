@@ -125,6 +125,9 @@ public struct ActionPipeline: ~Copyable {
             return .action(fixed, confidence: 1)
         }
         guard window.isFull, presentShare >= policy.minimumPresentShare else {
+            // A history model's earlier decisions end here: a window that is not classified
+            // (starting up, no person) breaks the run the model was trained on (training/README.md).
+            classifier.clearHistory()
             return policy.decide(windowFull: window.isFull, presentShare: presentShare,
                                  probabilities: UnsafeBufferPointer(start: nil, count: 0), labels: classifier.metadata.labels)
         }

@@ -8,7 +8,7 @@ import Glibc
 
 /// The process's allocation counter, when a malloc-counting library is preloaded
 /// (`Tests/Support/run-allocation-tests.sh`); the same lookup as the other modules' allocation tests.
-private enum AllocationCounter {
+enum AllocationCounter {
     typealias Count = @convention(c) () -> UInt64
     /// The calling thread's allocations when the library provides them (the test runner allocates on
     /// other threads meanwhile), else the process-wide count.

@@ -108,3 +108,26 @@ def make_windows(rng, n_clips, L, fps, clip_s=(4.0, 9.0), per_clip=4, class_weig
             y = li if frac >= 0.5 else LABELS.index("other")
             Xs.append(k[s:s + L]); ys.append(y); ss.append(size)
     return np.stack(Xs), np.array(ys, np.int64), np.array(ss)
+
+
+def make_sequences(rng, n_clips, L, fps, stride, clip_s=(4.0, 9.0), class_weights=None):
+    """Every window of each clip at `stride`, in order, for models that see the earlier decisions of
+    a clip (a second stage over the decision history).
+    -> list of (windows (n,L,17,3) pixels, labels (n,), use (n,) bool); labels as make_windows
+    (majority of the window's frames), `use` False on ambiguous transition windows (30-70 %), which
+    still count as history for the windows after them."""
+    cw = np.array(class_weights if class_weights is not None else [1, 1, 1, 1, 1, 1.6], float)
+    cw /= cw.sum()
+    out = []
+    oth = LABELS.index("other")
+    for _ in range(n_clips):
+        label = LABELS[rng.choice(len(LABELS), p=cw)]
+        li = LABELS.index(label)
+        T = max(L + 1, int(rng.uniform(*clip_s) * fps))
+        k, flab, _ = make_clip(rng, label, T, fps)
+        starts = np.arange(0, T - L + 1, stride)
+        frac = np.array([np.mean(flab[s:s + L] == li) for s in starts])
+        y = np.where(frac >= 0.5, li, oth)
+        use = np.ones(len(starts), bool) if label == "other" else ~((frac > 0.3) & (frac < 0.7))
+        out.append((np.stack([k[s:s + L] for s in starts]), y.astype(np.int64), use))
+    return out

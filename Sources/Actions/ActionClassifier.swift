@@ -138,17 +138,19 @@ public struct ActionClassifier: ~Copyable {
         let inputs = (0..<interpreter.inputCount).map { interpreter.input($0) }
         let outputs = (0..<interpreter.outputCount).map { interpreter.output($0) }
         let implied = "float32\(expectedInput)" + (expectedHistory.map { " and history float32\($0)" } ?? "")
-        guard inputs.count == expectedCount,
-              let poses = inputs.firstIndex(where: { $0.elementType == .float32 && $0.shape == expectedInput }),
-              expectedHistory == nil || inputs.contains(where: { $0.elementType == .float32 && $0.shape == expectedHistory! })
-        else {
+        let poses = inputs.firstIndex(where: { $0.elementType == .float32 && $0.shape == expectedInput })
+        let historyIndex = expectedHistory.flatMap { shape in
+            inputs.indices.first { $0 != poses && inputs[$0].elementType == .float32 && inputs[$0].shape == shape }
+        }
+        guard inputs.count == expectedCount, let poses, expectedHistory == nil || historyIndex != nil else {
             throw ClassifierModelError("\(name): inputs are \(describe(inputs)), but its metadata implies \(implied)")
         }
         let labels = metadata.labels.count, features = metadata.history?.features ?? 0
-        guard outputs.count == expectedCount,
-              let probabilities = outputs.firstIndex(where: { $0.elementType == .float32 && $0.elementCount == labels }),
-              features == 0 || outputs.contains(where: { $0.elementType == .float32 && $0.elementCount == features })
-        else {
+        let probabilities = outputs.firstIndex(where: { $0.elementType == .float32 && $0.elementCount == labels })
+        let entryIndex = features == 0 ? nil : outputs.indices.first {
+            $0 != probabilities && outputs[$0].elementType == .float32 && outputs[$0].elementCount == features
+        }
+        guard outputs.count == expectedCount, let probabilities, features == 0 || entryIndex != nil else {
             throw ClassifierModelError("\(name): outputs are \(describe(outputs)), but its metadata implies \(labels) probabilities"
                                        + (features > 0 ? " and a \(features)-value history entry" : ""))
         }
@@ -157,11 +159,11 @@ public struct ActionClassifier: ~Copyable {
         let raw = interpreter.inputBytes(poses)
         input = UnsafeMutableBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: Float.self), count: raw.count / 4)
         output = interpreter.outputFloats(probabilities)!
-        if let shape = metadata.history {
-            let historyIndex = 1 - poses
+        if let shape = metadata.history, let historyIndex, let entryIndex {
+            // distinct from the poses input and the probabilities, even if a shape coincides
             let bytes = interpreter.inputBytes(historyIndex)
             historyInput = UnsafeMutableBufferPointer(start: bytes.baseAddress!.assumingMemoryBound(to: Float.self), count: bytes.count / 4)
-            entryOutput = interpreter.outputFloats(1 - probabilities)!
+            entryOutput = interpreter.outputFloats(entryIndex)!
             ring = .allocate(capacity: shape.length * shape.features)
             ring.initialize(repeating: 0)
         } else {

@@ -301,36 +301,11 @@ def main():
             qin = d["quantization"]
         if d["dtype"] == np.int8 and d["shape"].tolist() == [1, len(LABELS)]:
             qout = d["quantization"]
-    meta = {
-        "name": TM.NAME, "schema_version": 1,
-        "labels": LABELS, "frame_rate": FPS, "window_length": WINDOW, "stride": STRIDE,
-        "joints": [JOINTS[i] for i in NZ.USED],
-        "joints_coco17_indices": NZ.USED,
-        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 3 * NZ.NJ],
-                  "layout": f"[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*{3 * NZ.NJ} + j*3 + c",
-                  "int8_quantization": {"scale": float(qin[0]), "zero_point": int(qin[1])} if qin else None,
-                  "note": "float32 in; the model's first op QUANTIZEs to int8 with these parameters"},
-        "output": {"dtype": "float32", "shape": [1, len(LABELS)], "meaning": "softmax probabilities in 'labels' order",
-                   "int8_quantization": {"scale": float(qout[0]), "zero_point": int(qout[1])} if qout else None},
-        "normalization": NZ.params(),
-        "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
-        "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
-        "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
-                     "members": a.members,
-                     # only when on, so that --no-mirror writes r25's metadata (and file) unchanged
-                     **({"mirror_twins": True} if a.mirror else {}),
-                     **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
-                        else {"widths": a.widths, "dense": a.dense}),
-                     "data": "synthetic only (training/posegen)"},
-    }
-    blob = TM.add_metadata(raw, meta)
-    with open(a.out, "wb") as f:
-        f.write(blob)
-    # verify: LiteRT loads it, metadata reads back, same outputs as before the edit
-    it2 = Interpreter(model_path=a.out)
-    it2.allocate_tensors()
-    back = TM.read_metadata(open(a.out, "rb").read())
-    assert back == json.loads(json.dumps(meta)), "metadata mismatch"
+    meta = classifier_metadata(
+        a, 1, {"scale": float(qin[0]), "zero_point": int(qin[1])} if qin else None,
+        {"scale": float(qout[0]), "zero_point": int(qout[1])} if qout else None)
+    blob, it2 = write_model(a, raw, meta)
+    # verify: same outputs as before the metadata edit
     xi = Xva[:64]
     o1, o2 = [], []
     for interp, acc in ((it, o1), (it2, o2)):
@@ -344,14 +319,7 @@ def main():
         for r in NZ.mirror_normalized(xi):
             it2.set_tensor(i, r[None]); it2.invoke(); o3.append(it2.get_tensor(o)[0].copy())
         print(f"int8 model, max |f(z) - f(mirror z)| on 64 validation windows: {np.abs(np.array(o2) - np.array(o3)).max():.4f}")
-    ops = TM.op_list(blob)
-    from collections import Counter
-    print("ops:", dict(Counter(ops)))
-    digest = hashlib.sha256(blob).hexdigest()
-    print("file:", a.out, len(blob), "bytes sha256", digest)
-    write_fingerprint(a.out, digest)
-    print(f"wall: train {t_train:.0f}s total {time.time()-t0:.0f}s")
-    print("metadata:", json.dumps(meta))
+    report_written(a, blob, meta, t0, t_train)
 
 
 def export_history(tf, a, t0, model, rep):
@@ -371,18 +339,9 @@ def export_history(tf, a, t0, model, rep):
     io = TM.io_by_shape(it, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
                         {"probs": [1, len(LABELS)], "state": [1, F]})
     q = {n: {"scale": float(v[0]), "zero_point": int(v[1])} for n, v in io["int8"].items()}
-    meta = {
-        "name": TM.NAME, "schema_version": 2,
-        "labels": LABELS, "frame_rate": FPS, "window_length": WINDOW, "stride": STRIDE,
-        "joints": [JOINTS[i] for i in NZ.USED],
-        "joints_coco17_indices": NZ.USED,
-        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 3 * NZ.NJ],
-                  "layout": f"[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*{3 * NZ.NJ} + j*3 + c",
-                  "int8_quantization": q["poses"],
-                  "note": "float32 in; the model's first op QUANTIZEs to int8 with these parameters"},
-        "output": {"dtype": "float32", "shape": [1, len(LABELS)], "meaning": "softmax probabilities in 'labels' order",
-                   "int8_quantization": q["probs"]},
-        "history": {
+    meta = classifier_metadata(
+        a, 2, q["poses"], q["probs"],
+        history={
             "input": "history", "dtype": "float32", "shape": [1, K, F], "length": K, "features": F,
             "layout": f"[row r: {K} decisions ago - r ... 1 decision ago (last row)][feature]; index = r*{F} + f",
             "entry": f"features 0..{F - 8}: each member's hidden dense output averaged with its mirror twin's "
@@ -394,25 +353,10 @@ def export_history(tf, a, t0, model, rep):
             "cleared": "all rows zero (flags 0) at start and whenever a decision is not a classified window "
                        "(starting up, no person, window not full)",
             "int8_quantization": q["history"], "state_int8_quantization": q["state"]},
-        "normalization": NZ.params(),
-        "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
-        "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
-        "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
-                     "members": a.members, "mirror_twins": True,
-                     **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
-                        else {"widths": a.widths, "dense": a.dense}),
-                     "history_heads": {"heads": a.heads, "width": a.head_width, "dense": a.head_dense,
-                                       "epochs": a.head_epochs, "sequence_clips": a.sequence_clips,
-                                       "seeds": f"seed + 5000 (sequences), seed + 5100 + head"},
-                     "data": "synthetic only (training/posegen)"},
-    }
-    blob = TM.add_metadata(raw, meta)
-    with open(a.out, "wb") as f:
-        f.write(blob)
-    it2 = Interpreter(model_path=a.out)
-    it2.allocate_tensors()
-    back = TM.read_metadata(open(a.out, "rb").read())
-    assert back == json.loads(json.dumps(meta)), "metadata mismatch"
+        history_heads={"heads": a.heads, "width": a.head_width, "dense": a.head_dense,
+                       "epochs": a.head_epochs, "sequence_clips": a.sequence_clips,
+                       "seeds": f"seed + 5000 (sequences), seed + 5100 + head"})
+    blob, it2 = write_model(a, raw, meta)
     # same outputs before and after the metadata edit, chained as posewatch runs it
     outs = []
     for interp in (it, it2):
@@ -436,6 +380,57 @@ def export_history(tf, a, t0, model, rep):
         agree += int(pf.argmax() == pi.argmax()); pmax = max(pmax, float(np.abs(pf - pi).max()))
     print(f"int8 vs float on {len(rep)} calibration inputs: same argmax {agree}, max |dp| {pmax:.3f}; "
           f"state flag as quantized {it2.get_tensor(d['state'])[0][-1]:.4f}")
+    report_written(a, blob, meta, t0, t_train)
+
+
+def classifier_metadata(a, schema_version, quant_in, quant_out, history=None, history_heads=None):
+    """The `posewatch.classifier` metadata entry (ClassifierMetadata in Swift reads it). A history
+    model (schema_version 2) adds its `history` entry and its heads' recipe; a window-only model
+    leaves both out, so that --no-history writes r26's file (and --no-mirror r25's) unchanged."""
+    meta = {
+        "name": TM.NAME, "schema_version": schema_version,
+        "labels": LABELS, "frame_rate": FPS, "window_length": WINDOW, "stride": STRIDE,
+        "joints": [JOINTS[i] for i in NZ.USED],
+        "joints_coco17_indices": NZ.USED,
+        "input": {"name": "poses", "dtype": "float32", "shape": [1, WINDOW, 3 * NZ.NJ],
+                  "layout": f"[frame t oldest..newest][joint in 'joints' order][channel x,y,valid]; index = t*{3 * NZ.NJ} + j*3 + c",
+                  "int8_quantization": quant_in,
+                  "note": "float32 in; the model's first op QUANTIZEs to int8 with these parameters"},
+        "output": {"dtype": "float32", "shape": [1, len(LABELS)], "meaning": "softmax probabilities in 'labels' order",
+                   "int8_quantization": quant_out},
+        "normalization": NZ.params(),
+        "empty_pose": "a slot without a pose is 17 x (0,0,0) before normalisation",
+        "decision_defaults": {"no_person_min_real_fraction": 0.6, "low_confidence_threshold": 0.6},
+        "training": {"recipe": "training/train.py", "seed": a.seed, "clips": a.clips, "epochs": a.epochs,
+                     "members": a.members,
+                     # only when on, so that --no-mirror writes r25's metadata (and file) unchanged
+                     **({"mirror_twins": True} if a.mirror else {}),
+                     **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
+                        else {"widths": a.widths, "dense": a.dense}),
+                     **({"history_heads": history_heads} if history_heads is not None else {}),
+                     "data": "synthetic only (training/posegen)"},
+    }
+    if history is not None:
+        meta["history"] = history
+    return meta
+
+
+def write_model(a, raw, meta):
+    """Adds the metadata to the converted model, writes it to --out and checks that LiteRT loads the
+    written file and that the metadata reads back. -> (file bytes, an interpreter on the file)."""
+    from ai_edge_litert.interpreter import Interpreter
+    blob = TM.add_metadata(raw, meta)
+    with open(a.out, "wb") as f:
+        f.write(blob)
+    it2 = Interpreter(model_path=a.out)
+    it2.allocate_tensors()
+    back = TM.read_metadata(open(a.out, "rb").read())
+    assert back == json.loads(json.dumps(meta)), "metadata mismatch"
+    return blob, it2
+
+
+def report_written(a, blob, meta, t0, t_train):
+    """Prints the written model's ops, size, sha256 and timings, and rewrites the fingerprint header."""
     ops = TM.op_list(blob)
     from collections import Counter
     print("ops:", dict(Counter(ops)))

@@ -26,19 +26,39 @@ def smooth(p, frames):
     return (c[i] - c[np.maximum(i - frames, 0)]) / np.minimum(i, frames)
 
 
+def while_repeating(p, p_on, p_off, credit, gap, step, restart):
+    """Both counters' gate: calls step(t) on every frame while p(repeating) is on (hysteresis p_on /
+    p_off). When it turns on after more than `gap` frames off (or for the first time), restart()
+    forgets the counter's state and the `credit` frames before are stepped first: the frames that
+    made the net decide, so their repetitions count now (at most credit frames late)."""
+    active = False
+    off_since = None
+    for t in range(len(p)):
+        if active:
+            if p[t] < p_off:
+                active = False
+                off_since = t
+        elif p[t] > p_on:
+            active = True
+            if off_since is None or t - off_since > gap:
+                restart()
+                for u in range(max(0, t - credit), t):
+                    step(u)
+            off_since = None
+        if active:
+            step(t)
+
+
 def count(out, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=1.0, gap_s=1.0, p_smooth=1, gate=None):
     """-> list of event frame indices. `gate` (bool[T], optional) must also be true to count (a
     label gating counting live; None = always)."""
-    T = len(out)
     c, s, p = out[:, 0], out[:, 1], smooth(out[:, 2], p_smooth)
     mag = np.hypot(c, s)
     phi = np.arctan2(s, c)
     events = []
-    active = False
     acc = None  # accumulated phase since the state was (re)started
     mark = None  # the next far-pose mark
     prev = None  # phase at the last frame that was used
-    off_since = None
     credit = int(round(credit_s * fps))
     gap = int(round(gap_s * fps))
 
@@ -59,21 +79,11 @@ def count(out, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=1.0, gap_s=1
                 events.append(t)
             mark += 2 * math.pi
 
-    for t in range(T):
-        if active:
-            if p[t] < p_off:
-                active = False
-                off_since = t
-        elif p[t] > p_on:
-            active = True
-            if off_since is None or t - off_since > gap:
-                acc = mark = prev = None
-                # the frames that made the net decide: their repetitions count now (≤ credit_s late)
-                for u in range(max(0, t - credit), t):
-                    step(u)
-            off_since = None
-        if active:
-            step(t)
+    def restart():
+        nonlocal acc, mark, prev
+        acc = mark = prev = None
+
+    while_repeating(p, p_on, p_off, credit, gap, step, restart)
     return events
 
 
@@ -82,12 +92,9 @@ def count_schmitt(out, fps=15.0, p_on=0.6, p_off=0.4, h=0.3, credit_s=1.0, gap_s
     toward 0 where the net is unsure) with hysteresis: one repetition each time it goes below −h
     after having been above +h, while p(repeating) is on. Phase noise near the middle of a cycle
     cannot add counts here, only a full swing from rest to far does."""
-    T = len(out)
     c, p = out[:, 0], out[:, 2]
     events = []
-    active = False
     side = None  # "rest" or "far"
-    off_since = None
     credit = int(round(credit_s * fps))
     gap = int(round(gap_s * fps))
 
@@ -100,18 +107,9 @@ def count_schmitt(out, fps=15.0, p_on=0.6, p_off=0.4, h=0.3, credit_s=1.0, gap_s
                 events.append(t)
             side = "far"
 
-    for t in range(T):
-        if active:
-            if p[t] < p_off:
-                active = False
-                off_since = t
-        elif p[t] > p_on:
-            active = True
-            if off_since is None or t - off_since > gap:
-                side = None
-                for u in range(max(0, t - credit), t):
-                    step(u)
-            off_since = None
-        if active:
-            step(t)
+    def restart():
+        nonlocal side
+        side = None
+
+    while_repeating(p, p_on, p_off, credit, gap, step, restart)
     return events

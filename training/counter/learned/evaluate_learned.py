@@ -246,6 +246,15 @@ def main():
     hkw = eval(f"dict({a.hybrid_config})", {})
     modes = a.modes.split(",") + (["hybrid"] if a.hybrid is not None else [])
     window = len_window(a.model)
+
+    def count_for(mode, s, o, label):
+        """One sequence's count by the net, the rule-based counter or the hybrid."""
+        if mode == "net":
+            return len(C.count(o, **kw))
+        if mode == "rules":
+            return counter.count_sequence(s.poses, label).session
+        return len(hybrid(rule_events(s, label), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
+
     if a.set == "generated":
         generated(a.model, kw, hkw, a.hybrid if a.hybrid is not None else 0.5)
         return
@@ -257,13 +266,7 @@ def main():
             print(f"== {mode} {kw if mode == 'net' else ''}{a.hybrid if mode == 'hybrid' else ''} (phase {a.phase})")
             rows = []
             for s, o in zip(seqs, outs):
-                if mode == "net":
-                    n = len(C.count(o, **kw))
-                elif mode == "rules":
-                    n = counter.count_sequence(s.poses, s.label).session
-                else:
-                    n = len(hybrid(rule_events(s), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
-                rows.append((s.name, s.dataset_label, s.count, n))
+                rows.append((s.name, s.dataset_label, s.count, count_for(mode, s, o, s.label)))
             evaluate.score_countix(rows, a.rows, durations)
     elif a.set == "penn":
         seqs = data.load_penn()
@@ -273,13 +276,7 @@ def main():
             rows = []
             for s, o in zip(seqs, outs):
                 label = data.PENN_ACTION.get(s.dataset_label, data.GENERIC_LABEL)
-                if mode == "net":
-                    n = len(C.count(o, **kw))
-                elif mode == "rules":
-                    n = counter.count_sequence(s.poses, label).session
-                else:
-                    n = len(hybrid(rule_events(s, label), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
-                rows.append((s.name, s.dataset_label, n))
+                rows.append((s.name, s.dataset_label, count_for(mode, s, o, label)))
             evaluate.penn_summary(rows)
     else:
         seqs = videos(a.poses_dir)
@@ -287,12 +284,7 @@ def main():
         for mode in modes:
             preds, ok, line = [], 0, []
             for s, o in zip(seqs, outs):
-                if mode == "net":
-                    n = len(C.count(o, **kw))
-                elif mode == "rules":
-                    n = counter.count_sequence(s.poses, s.label).session
-                else:
-                    n = len(hybrid(rule_events(s), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
+                n = count_for(mode, s, o, s.label)
                 preds.append(n)
                 ok += abs(n - s.count) <= s.tol
                 line.append(f"{s.name[:14]}:{n}/{s.count}")

@@ -182,58 +182,49 @@ def truncate(rng, X, p):
 
 
 def build_head(tf, K, F, kind, width):
+    """One of r29's head variants over K + 1 slots of F + 1 features (the current window last)."""
     k = tf.keras
     inp = k.Input((K + 1, F + 1))
-    if kind == "dense":
-        x = k.layers.Conv1D(width, 1, activation="relu")(inp)   # per-slot projection, shared
-        x = k.layers.Flatten()(x)
-        x = k.layers.Dropout(0.2)(x)
-        x = k.layers.Dense(64, activation="relu")(x)
-    elif kind == "conv":
-        x = k.layers.Conv1D(width, 1, activation="relu")(inp)
-        x = k.layers.Conv1D(width, 3, activation="relu", padding="valid")(x)
-        x = k.layers.Flatten()(x)
-        x = k.layers.Dropout(0.2)(x)
-        x = k.layers.Dense(64, activation="relu")(x)
-    elif kind.startswith("past"):
-        # the committed model's decision times a learned prior from the previous K decisions only
-        # (log P_r26(current window) + g(history)); with no history g is a constant
-        x = k.layers.Cropping1D((0, 1))(inp)
+
+    def trunk(x, dense=64, temporal=False):
+        """a per-slot projection (shared over the slots) [, a k3 conv across slots], flattened, dense"""
         x = k.layers.Conv1D(width, 1, activation="relu")(x)
+        if temporal:
+            x = k.layers.Conv1D(width, 3, activation="relu", padding="valid")(x)
         x = k.layers.Flatten()(x)
         x = k.layers.Dropout(0.2)(x)
-        x = k.layers.Dense(64, activation="relu")(x)
-        corr = k.layers.Dense(len(LABELS), kernel_initializer="zeros")(x)
-        logp = k.layers.Lambda(lambda t: tf.math.log(tf.maximum(t[:, -1, F - len(LABELS):F], 1e-3)))(inp)
-        out = k.layers.Softmax()(k.layers.Add()([logp, corr]))
-        return k.Model(inp, out)
-    elif kind.startswith("resL"):
-        # "resL<d>": the hidden dense layer d wide (64 without a number)
-        # as "res", but the correction is added to the mean of the four branches' logits (the last
-        # 6 features of the current slot), which an int8 graph can compute without a LOG op
-        x = k.layers.Conv1D(width, 1, activation="relu")(inp)
-        x = k.layers.Flatten()(x)
-        x = k.layers.Dropout(0.2)(x)
-        x = k.layers.Dense(int(kind[4:] or 64), activation="relu")(x)
-        corr = k.layers.Dense(len(LABELS), kernel_initializer="zeros")(x)
-        logit = k.layers.Lambda(lambda t: t[:, -1, F - len(LABELS):F])(inp)
-        out = k.layers.Softmax()(k.layers.Add()([logit, corr]))
-        return k.Model(inp, out)
-    elif kind.startswith("res"):
-        # residual: the committed model's decision (log of its probabilities, the last 6 features of
-        # the current slot) plus a learned correction from the history; the correction starts at 0
-        x = k.layers.Conv1D(width, 1, activation="relu")(inp)
-        x = k.layers.Flatten()(x)
-        x = k.layers.Dropout(0.2)(x)
-        x = k.layers.Dense(64, activation="relu")(x)
-        l2 = float(kind[3:] or 0)
+        return k.layers.Dense(dense, activation="relu")(x)
+
+    def corrected(x, base, l2=0.0):
+        """`base` (the current window's decision) plus a learned correction from x, starting at 0"""
         corr = k.layers.Dense(len(LABELS), kernel_initializer="zeros",
                               kernel_regularizer=k.regularizers.l2(l2) if l2 else None)(x)
-        logp = k.layers.Lambda(lambda t: tf.math.log(tf.maximum(t[:, -1, F - len(LABELS):F], 1e-3)))(inp)
-        out = k.layers.Softmax()(k.layers.Add()([logp, corr]))
-        return k.Model(inp, out)
-    out = k.layers.Dense(len(LABELS), activation="softmax")(x)
-    return k.Model(inp, out)
+        base = k.layers.Lambda(base)(inp)
+        return k.Model(inp, k.layers.Softmax()(k.layers.Add()([base, corr])))
+
+    # the current slot's last 6 features: the mean logits (mean probabilities for the log variants)
+    def current(t):
+        return t[:, -1, F - len(LABELS):F]
+
+    def log_current(t):
+        return tf.math.log(tf.maximum(current(t), 1e-3))
+
+    if kind.startswith("past"):
+        # the committed model's decision times a learned prior from the previous K decisions only
+        # (log P_r26(current window) + g(history)); with no history g is a constant
+        return corrected(trunk(k.layers.Cropping1D((0, 1))(inp)), log_current)
+    if kind.startswith("resL"):
+        # "resL<d>": the hidden dense layer d wide (64 without a number); as "res", but the
+        # correction is added to the mean of the four branches' logits, which an int8 graph can
+        # compute without a LOG op
+        return corrected(trunk(inp, dense=int(kind[4:] or 64)), current)
+    if kind.startswith("res"):
+        # residual: the committed model's decision (log of its probabilities) plus a learned
+        # correction from the history ("res<l2>": with that L2 on the correction)
+        return corrected(trunk(inp), log_current, float(kind[3:] or 0))
+    # "dense" / "conv": a plain classifier over the slots
+    x = trunk(inp, temporal=kind == "conv")
+    return k.Model(inp, k.layers.Dense(len(LABELS), activation="softmax")(x))
 
 
 def per_class(d, pred):

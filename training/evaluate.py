@@ -32,13 +32,8 @@ class Classifier:
         # a history model (schema 2, r30) also takes the entries of the previous decisions of the
         # same run and returns this window's entry (training/README.md)
         self.hist = self.meta.get("history")
-        if self.hist:
-            io = TM.io_by_shape(self.it, {"poses": self.meta["input"]["shape"], "history": self.hist["shape"]},
-                                {"probs": self.meta["output"]["shape"], "state": self.hist["state_shape"]})
-            self.i, self.o, self.hi, self.so = io["poses"], io["probs"], io["history"], io["state"]
-        else:
-            self.i = self.it.get_input_details()[0]["index"]
-            self.o = self.it.get_output_details()[0]["index"]
+        io = TM.classifier_io(self.it, self.meta)
+        self.i, self.o, self.hi, self.so = io["poses"], io["probs"], io.get("history"), io.get("state")
         self.L = self.meta["window_length"]
         self.fps = self.meta["frame_rate"]
         self.stride = self.meta["stride"]

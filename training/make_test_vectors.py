@@ -42,11 +42,7 @@ def main():
     def runner(it):
         """-> run(z, h) = (probabilities, entry or None) for one window (and history)"""
         it.allocate_tensors()
-        if hist:
-            io = TM.io_by_shape(it, {"poses": meta["input"]["shape"], "history": hist["shape"]},
-                                {"probs": meta["output"]["shape"], "state": hist["state_shape"]})
-        else:
-            io = {"poses": it.get_input_details()[0]["index"], "probs": it.get_output_details()[0]["index"]}
+        io = TM.classifier_io(it, meta)
 
         def run(z, h=None):
             it.set_tensor(io["poses"], z.reshape(1, 30, -1))

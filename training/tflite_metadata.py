@@ -82,3 +82,13 @@ def io_by_shape(interp, inputs, outputs):
                     q[name] = det[int(op["inputs"][0])]["quantization"]
     res["int8"] = q
     return res
+
+
+def classifier_io(interp, meta):
+    """LiteRT tensor indices of a posewatch classifier as its metadata describes it: "poses" and
+    "probs", and for a history model (schema 2) "history" and "state" too."""
+    hist = meta.get("history")
+    if not hist:
+        return {"poses": interp.get_input_details()[0]["index"], "probs": interp.get_output_details()[0]["index"]}
+    return io_by_shape(interp, {"poses": meta["input"]["shape"], "history": hist["shape"]},
+                       {"probs": meta["output"]["shape"], "state": hist["state_shape"]})

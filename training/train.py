@@ -70,10 +70,10 @@ def mirror_twin(tf, member):
 LOGIT_SCALE = 0.25
 
 
-def branch_outputs(model, x):
+def branch_outputs(tf, model, x):
     """(hidden, logits) of a member or twin applied to tensor x (its layers in order; the hidden
     layer is the Dense before the logits)."""
-    k = __import__("tensorflow").keras
+    k = tf.keras
     dense = []
     for l in [l for l in model.layers if not isinstance(l, k.layers.InputLayer)]:
         if isinstance(l, k.layers.Softmax):
@@ -90,8 +90,8 @@ def entry_model(tf, members, twins):
     inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
     emb, logits = [], []
     for mm, tw in zip(members, twins):
-        h1, l1 = branch_outputs(mm, inp)
-        h2, l2 = branch_outputs(tw, inp)
+        h1, l1 = branch_outputs(tf, mm, inp)
+        h2, l2 = branch_outputs(tf, tw, inp)
         emb.append(k.layers.Average()([h1, h2]))
         logits += [l1, l2]
     lg = k.layers.Average(name="mean_logits")(logits)
@@ -211,7 +211,6 @@ def train_history(tf, a, members, twins):
 
 def main():
     ap = argparse.ArgumentParser()
-
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
@@ -336,8 +335,9 @@ def export_history(tf, a, t0, model, rep):
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(model_content=raw)
     it.allocate_tensors()
-    io = TM.io_by_shape(it, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
-                        {"probs": [1, len(LABELS)], "state": [1, F]})
+    # the graph's inputs and outputs by shape (the converter does not keep the Keras order)
+    ins, outs_ = {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]}, {"probs": [1, len(LABELS)], "state": [1, F]}
+    io = TM.io_by_shape(it, ins, outs_)
     q = {n: {"scale": float(v[0]), "zero_point": int(v[1])} for n, v in io["int8"].items()}
     meta = classifier_metadata(
         a, 2, q["poses"], q["probs"],
@@ -360,8 +360,7 @@ def export_history(tf, a, t0, model, rep):
     # same outputs before and after the metadata edit, chained as posewatch runs it
     outs = []
     for interp in (it, it2):
-        d = TM.io_by_shape(interp, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
-                           {"probs": [1, len(LABELS)], "state": [1, F]})
+        d = TM.io_by_shape(interp, ins, outs_)
         h, acc = np.zeros((1, K, F), np.float32), []
         for w, _ in rep[:64]:
             interp.set_tensor(d["poses"], w[None]); interp.set_tensor(d["history"], h); interp.invoke()
@@ -370,8 +369,7 @@ def export_history(tf, a, t0, model, rep):
         outs.append(np.array(acc))
     assert np.array_equal(outs[0], outs[1]), "outputs changed by the metadata edit"
     # int8 vs float on the representative inputs (their real histories)
-    d = TM.io_by_shape(it2, {"poses": [1, WINDOW, 3 * NZ.NJ], "history": [1, K, F]},
-                       {"probs": [1, len(LABELS)], "state": [1, F]})
+    d = TM.io_by_shape(it2, ins, outs_)
     agree, pmax = 0, 0.0
     for w, hh in rep:
         it2.set_tensor(d["poses"], w[None]); it2.set_tensor(d["history"], hh[None]); it2.invoke()

@@ -262,6 +262,19 @@ def heads(a):
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
     tr, va, pe, dv = load("gen_train"), load("gen_val"), load("penn"), load("dev")
+
+    def report(name, cm_title, Pv, Pp, Pd, tail=""):
+        """one head's (or an average's) figures: generated, Penn (per class, confusion), dev spans"""
+        pv, pp, pd = Pv.argmax(1), Pp.argmax(1), Pd.argmax(1)
+        mv = va["use"]
+        okp = int(np.sum(pp == pe["y"]))
+        sp = dev_spans(dv, pd, verbose=True)
+        print(f"== {name}: gen_val {np.mean(pv[mv] == va['y'][mv])*100:.1f}%  "
+              f"penn {okp/len(pp)*100:.1f}% ({okp}/{len(pp)})  dev spans {sp[0]}/{sp[1]} c' {sp[2]*100:.1f}% "
+              f"outside other {sp[3]*100:.1f}%{tail}", flush=True)
+        print("   penn per class:", per_class(pe, pp))
+        EV.print_cm(cm_title, LABELS, pe["y"], pp)
+
     # baseline: the committed model's own decisions
     for nm, d in (("gen_val", va), ("penn", pe)):
         m = d["use"]
@@ -302,27 +315,12 @@ def heads(a):
                   f"penn {okp/len(pe['y'])*100:.1f}% ({okp})  dev spans {sp[0]}/{sp[1]} c' {sp[2]*100:.1f}% "
                   f"outside other {sp[3]*100:.1f}%; per class: {per_class(pe, mix[1].argmax(1))}")
         runs.append((Pv, Pp, Pd))
-        pv, pp, pd = Pv.argmax(1), Pp.argmax(1), Pd.argmax(1)
-        mv = va["use"]
-        okp = int(np.sum(pp == pe["y"]))
-        sp = dev_spans(dv, pd, verbose=True)
-        print(f"== {spec} trunc {a.trunc}: gen_val {np.mean(pv[mv] == va['y'][mv])*100:.1f}%  "
-              f"penn {okp/len(pp)*100:.1f}% ({okp}/{len(pp)})  dev spans {sp[0]}/{sp[1]} c' {sp[2]*100:.1f}% "
-              f"outside other {sp[3]*100:.1f}%  [{time.time()-t:.0f}s]", flush=True)
-        print("   penn per class:", per_class(pe, pp))
-        EV.print_cm(f"{spec} Penn windows (causal history)", LABELS, pe["y"], pp)
+        report(f"{spec} trunc {a.trunc}", f"{spec} Penn windows (causal history)", Pv, Pp, Pd,
+               f"  [{time.time()-t:.0f}s]")
     if a.average and len(runs) > 1:
         # all variants of this invocation averaged (an ensemble of heads)
         Pv, Pp, Pd = (np.mean([r[i] for r in runs], 0) for i in range(3))
-        pv, pp, pd = Pv.argmax(1), Pp.argmax(1), Pd.argmax(1)
-        mv = va["use"]
-        okp = int(np.sum(pp == pe["y"]))
-        sp = dev_spans(dv, pd, verbose=True)
-        print(f"== average of {len(runs)} heads: gen_val {np.mean(pv[mv] == va['y'][mv])*100:.1f}%  "
-              f"penn {okp/len(pp)*100:.1f}% ({okp}/{len(pp)})  dev spans {sp[0]}/{sp[1]} c' {sp[2]*100:.1f}% "
-              f"outside other {sp[3]*100:.1f}%")
-        print("   penn per class:", per_class(pe, pp))
-        EV.print_cm("average of heads, Penn windows (causal history)", LABELS, pe["y"], pp)
+        report(f"average of {len(runs)} heads", "average of heads, Penn windows (causal history)", Pv, Pp, Pd)
     if a.show_dev and runs:
         # per dev clip where they differ: span (^ inside, x well outside), the committed model, the head(s)
         Pd = np.mean([r[2] for r in runs], 0) if a.average else runs[-1][2]

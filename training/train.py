@@ -130,15 +130,95 @@ def build_head(tf, K, F, width, dense):
     return k.Model([hin, lg], k.layers.Softmax()(k.layers.Add()([lg, corr])))
 
 
-def sequence_entries(em, seed, clips, keep_windows=False):
-    """make_sequences (in chunks: all raw windows at once would need gigabytes) -> entries through
-    the float members, labels, use mask, sequence lengths"""
+def compact_graph(tf, members, twins, heads, K, F):
+    """The combined model as a tf.function over the trained weights, written for the int8 file's size
+    (r31); the same function as train_history's Keras graph in float. Two changes of form only:
+    * each member and its mirror twin run as one batch of two after their first convolutions (the
+      twin's permuted kernel), so every later layer, its int32 biases, per-channel scales and
+      activation tensors are stored once instead of twice (the Keras twin shares the float weights,
+      but the converter quantizes its path separately);
+    * convolutions run on [batch, 1, time, channels] throughout, so the graph has none of the
+      EXPAND_DIMS/RESHAPE pairs that Keras' Conv1D lowers to around every CONV_2D.
+    Returns a tf.function (poses [1, WINDOW, 39], history [1, K, F]) -> (probs [1, 6], state [1, F])."""
+    k = tf.keras
+    C = 3 * NZ.NJ
+
+    def steps(model):
+        """the layers as ("conv" | "pool" | "mean" | "dense", weights or pool size), read eagerly"""
+        out = []
+        for l in model.layers:
+            if isinstance(l, k.layers.Conv1D):
+                W, b = l.get_weights()
+                out.append(("conv", (W[None], b)))  # [1, k, in, out]: a CONV_2D over [batch, 1, time, in]
+            elif isinstance(l, k.layers.MaxPooling1D):
+                out.append(("pool", (l.pool_size[0], l.strides[0])))
+            elif isinstance(l, k.layers.GlobalAveragePooling1D):
+                out.append(("mean", None))
+            elif isinstance(l, k.layers.Dense):
+                out.append(("dense", tuple(l.get_weights())))
+            elif not isinstance(l, (k.layers.InputLayer, k.layers.Dropout, k.layers.Softmax, k.layers.Lambda, k.layers.Add)):
+                # (the head's reshape and its add of the logits are written out in graph())
+                raise ValueError(f"compact_graph: no rule for {l}")
+        return out
+
+    def run(y, layer_steps, relu_last):
+        for n, (kind, w) in enumerate(layer_steps):
+            relu = relu_last or n < len(layer_steps) - 1
+            if kind == "conv":
+                y = tf.nn.conv2d(y, w[0], strides=1, padding="SAME") + w[1]
+            elif kind == "dense":
+                y = tf.matmul(y if y.shape.rank == 2 else tf.reshape(y, [y.shape[0], -1]), w[0]) + w[1]
+            elif kind == "pool":
+                y = tf.nn.max_pool2d(y, [1, w[0]], [1, w[1]], "VALID")
+            else:
+                y = tf.reduce_mean(y, [1, 2])
+            if relu and kind in ("conv", "dense"):
+                y = tf.nn.relu(y)
+        return y
+
+    branches = [(steps(mm), steps(tw)[0]) for mm, tw in zip(members, twins)]
+    head_steps = [steps(hd) for hd in heads]
+
+    def members_part(poses):
+        """-> (the entry without its flag [1, F - 1], the four branches' mean logits [1, 6])"""
+        x = tf.reshape(poses, [1, 1, WINDOW, C])
+        hidden, logits = [], []
+        for member, twin_first in branches:
+            # [2, 1, T, c]: the member's and the twin's first convolution, then all later layers once
+            y = tf.concat([run(x, member[:1], True), run(x, [twin_first], True)], 0)
+            h = run(y, member[1:-1], True)
+            hidden.append(tf.reduce_mean(h, 0, keepdims=True))  # member and twin averaged
+            logits.append(run(h, member[-1:], False))
+        lg = tf.reduce_mean(tf.concat(logits, 0), 0, keepdims=True)  # the four branches' mean logits
+        return tf.concat(hidden + [lg * LOGIT_SCALE], 1), lg
+
+    @tf.function(input_signature=[tf.TensorSpec([1, WINDOW, C], tf.float32, name="poses"),
+                                  tf.TensorSpec([1, K, F], tf.float32, name="history")])
+    def graph(poses, history):
+        e, lg = members_part(poses)
+        state = tf.concat([e, tf.ones([1, 1])], 1)
+        slots = tf.reshape(tf.concat([history, tf.reshape(state, [1, 1, F])], 1), [1, 1, K + 1, F])
+        probs = [tf.nn.softmax(lg + run(slots, hs, False)) for hs in head_steps]
+        p = probs[0] if len(probs) == 1 else tf.reduce_mean(tf.concat(probs, 0), 0, keepdims=True)
+        return {"probs": p, "state": state}
+    return graph
+
+
+def sequence_chunks(seed, clips):
+    """make_sequences in chunks of 1 000 clips (all raw windows at once would need gigabytes) ->
+    per chunk (its normalised windows in order, the sequences)"""
     from posegen.dataset import make_sequences
     rng = np.random.default_rng(seed)
-    E, L, y, use, lens, kept = [], [], [], [], [], []
     for c in range(0, clips, 1000):
         seqs = make_sequences(rng, min(1000, clips - c), WINDOW, FPS, STRIDE)
-        W = NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs]))
+        yield NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs])), seqs
+
+
+def sequence_entries(em, seed, clips, keep_windows=False):
+    """generated sequences -> entries through `em` (the float members or their int8 part), labels,
+    use mask, sequence lengths"""
+    E, L, y, use, lens, kept = [], [], [], [], [], []
+    for W, seqs in sequence_chunks(seed, clips):
         e, lg = em.predict(W, batch_size=2048, verbose=0)
         if keep_windows and not kept:
             kept.append(W)  # the first chunk's normalised windows (export calibration, checks)
@@ -146,6 +226,17 @@ def sequence_entries(em, seed, clips, keep_windows=False):
         y += [t for _, t, _ in seqs]; use += [u for _, _, u in seqs]; lens += [len(t) for _, t, _ in seqs]
     out = np.concatenate(E), np.concatenate(L), np.concatenate(y), np.concatenate(use), np.array(lens)
     return out + (kept,) if keep_windows else out
+
+
+def to_int8(tf, conv, rep):
+    """Full-integer conversion (float32 in and out, int8 inside; tensor names shortened) with
+    `conv`, a TFLiteConverter, calibrated on `rep`, the representative inputs it expects."""
+    conv.representative_dataset = lambda: iter(rep)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    conv.inference_input_type = tf.float32
+    conv.inference_output_type = tf.float32
+    return TM.shorten_tensor_names(conv.convert())
 
 
 def train_history(tf, a, members, twins):
@@ -206,7 +297,16 @@ def train_history(tf, a, members, twins):
     # representative inputs for the int8 export: validation windows with their real histories
     rng = np.random.default_rng(a.seed + 5007)
     idx = rng.choice(len(Wva), 500, replace=False)
-    return model, [(Wva[i], Hva[i]) for i in idx]
+    graph = None
+    if a.graph == "compact":
+        graph = compact_graph(tf, members, twins, heads, K, F)
+        d = 0.0
+        for i in range(0, 256):
+            o = graph(tf.constant(Wva[i:i + 1]), tf.constant(Hva[i:i + 1]))
+            d = max(d, np.abs(o["probs"].numpy() - pg[i:i + 1]).max(), np.abs(o["state"].numpy() - sg[i:i + 1]).max())
+        print(f"compact graph vs the Keras graph: max difference {d:.2e}")
+        assert d < 1e-4, "the compact graph is not the Keras graph"
+    return model, graph, [(Wva[i], Hva[i]) for i in idx]
 
 
 def main():
@@ -224,11 +324,16 @@ def main():
     # r30: a second stage over the decision history (see train_history); --no-history writes r26
     ap.add_argument("--no-history", dest="history", action="store_false")
     ap.add_argument("--history-length", type=int, default=6, help="previous decisions the heads see (K)")
-    ap.add_argument("--heads", type=int, default=4, help="history heads, probabilities averaged")
-    ap.add_argument("--head-width", type=int, default=8, help="per-slot projection of a head (8: the file stays < 256 KB)")
-    ap.add_argument("--head-dense", type=int, default=32, help="a head's hidden dense layer")
+    # r31: two heads of width 32 / dense 56 (r30: four of 8 / 32 in the Keras graph; r29 screened 32 / 64)
+    ap.add_argument("--heads", type=int, default=2, help="history heads, probabilities averaged")
+    ap.add_argument("--head-width", type=int, default=32, help="per-slot projection of a head")
+    ap.add_argument("--head-dense", type=int, default=56, help="a head's hidden dense layer (56: the file stays < 256 000 bytes)")
     ap.add_argument("--head-epochs", type=int, default=12)
+    ap.add_argument("--graph", choices=("compact", "keras"), default="compact",
+                    help="int8 file's graph: compact (r31: twins batched with their members, 4-D convolutions) or keras (r30)")
     ap.add_argument("--sequence-clips", type=int, default=20000, help="generated clips the heads train on")
+    # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
+    ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights from DIR if saved there, else train and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
@@ -245,11 +350,18 @@ def main():
         # member m: its own generated data (seed + 1000*m; member 0 = the single-model recipe) and its
         # own initialisation; the exported graph averages the members' probabilities
         tf.keras.utils.set_random_seed(a.seed + 1000 * m)
+        model = build_model(tf, tuple(int(w) for w in a.widths.split(",")), a.dense)
+        cached = os.path.join(a.members_cache, f"member{m}.weights.h5") if a.members_cache else None
+        if cached and os.path.exists(cached) and (a.history or m > 0):
+            # (the window-only export calibrates on member 0's training data: that one is trained)
+            model.load_weights(cached)
+            print(f"member {m}: weights from {cached}", flush=True)
+            members.append(model)
+            continue
         t1 = time.time()
         Xtr, ytr = gen(a.seed + 1000 * m, a.clips)
         print(f"member {m}: generated train {Xtr.shape} {np.bincount(ytr)} val {Xva.shape} in {time.time()-t1:.0f}s "
               f"sha256(train)={hashlib.sha256(Xtr.tobytes()).hexdigest()[:16]}", flush=True)
-        model = build_model(tf, tuple(int(w) for w in a.widths.split(",")), a.dense)
         cw = len(ytr) / (len(LABELS) * np.bincount(ytr, minlength=len(LABELS)))
         steps = int(np.ceil(len(ytr) / 256)) * a.epochs
         lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
@@ -258,6 +370,9 @@ def main():
         model.fit(Xtr, ytr, batch_size=256, epochs=a.epochs, shuffle=True, verbose=2,
                   validation_data=(Xva, yva), class_weight={i: float(c) for i, c in enumerate(cw)})
         members.append(model)
+        if cached:
+            os.makedirs(a.members_cache, exist_ok=True)
+            model.save_weights(cached)
         if m == 0:
             rep_rng = np.random.default_rng(a.seed + 7)
             rep = Xtr[rep_rng.choice(len(Xtr), 500, replace=False)]
@@ -321,17 +436,17 @@ def main():
     report_written(a, blob, meta, t0, t_train)
 
 
-def export_history(tf, a, t0, model, rep):
-    """int8 export of the two-input history model, its metadata (schema_version 2) and checks."""
+def export_history(tf, a, t0, model, graph, rep):
+    """int8 export of the two-input history model, its metadata (schema_version 2) and checks. The
+    compact graph (r31) when given, else the Keras graph (r30's file)."""
     K, F = a.history_length, rep[0][1].shape[1]
     t_train = time.time() - t0
-    conv = tf.lite.TFLiteConverter.from_keras_model(model)
-    conv.optimizations = [tf.lite.Optimize.DEFAULT]
-    conv.representative_dataset = lambda: ({"poses": w[None], "history": h[None]} for w, h in rep)
-    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-    conv.inference_input_type = tf.float32
-    conv.inference_output_type = tf.float32
-    raw = TM.shorten_tensor_names(conv.convert())
+    if graph is not None:
+        raw = to_int8(tf, tf.lite.TFLiteConverter.from_concrete_functions([graph.get_concrete_function()]),
+                      [[w[None], h[None]] for w, h in rep])
+    else:
+        raw = to_int8(tf, tf.lite.TFLiteConverter.from_keras_model(model),
+                      [{"poses": w[None], "history": h[None]} for w, h in rep])
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(model_content=raw)
     it.allocate_tensors()
@@ -355,7 +470,9 @@ def export_history(tf, a, t0, model, rep):
             "int8_quantization": q["history"], "state_int8_quantization": q["state"]},
         history_heads={"heads": a.heads, "width": a.head_width, "dense": a.head_dense,
                        "epochs": a.head_epochs, "sequence_clips": a.sequence_clips,
-                       "seeds": f"seed + 5000 (sequences), seed + 5100 + head"})
+                       "seeds": f"seed + 5000 (sequences), seed + 5100 + head",
+                       # (only for r31's form, so that --graph keras with r30's head sizes writes r30's file)
+                       **({"graph": "compact (twins batched with their members)"} if graph is not None else {})})
     blob, it2 = write_model(a, raw, meta)
     # same outputs before and after the metadata edit, chained as posewatch runs it
     outs = []

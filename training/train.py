@@ -215,7 +215,7 @@ def sequence_chunks(seed, clips):
 
 
 def sequence_entries(em, seed, clips, keep_windows=False):
-    """generated sequences -> entries through `em` (the float members or their int8 part), labels,
+    """generated sequences -> entries through `em` (the float members), labels,
     use mask, sequence lengths"""
     E, L, y, use, lens, kept = [], [], [], [], [], []
     for W, seqs in sequence_chunks(seed, clips):

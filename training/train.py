@@ -204,21 +204,15 @@ def compact_graph(tf, members, twins, heads, K, F):
     return graph
 
 
-def sequence_chunks(seed, clips):
-    """make_sequences in chunks of 1 000 clips (all raw windows at once would need gigabytes) ->
-    per chunk (its normalised windows in order, the sequences)"""
+def sequence_entries(em, seed, clips, keep_windows=False):
+    """make_sequences (in chunks: all raw windows at once would need gigabytes) -> entries through
+    the float members, labels, use mask, sequence lengths"""
     from posegen.dataset import make_sequences
     rng = np.random.default_rng(seed)
+    E, L, y, use, lens, kept = [], [], [], [], [], []
     for c in range(0, clips, 1000):
         seqs = make_sequences(rng, min(1000, clips - c), WINDOW, FPS, STRIDE)
-        yield NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs])), seqs
-
-
-def sequence_entries(em, seed, clips, keep_windows=False):
-    """generated sequences -> entries through `em` (the float members), labels,
-    use mask, sequence lengths"""
-    E, L, y, use, lens, kept = [], [], [], [], [], []
-    for W, seqs in sequence_chunks(seed, clips):
+        W = NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs]))
         e, lg = em.predict(W, batch_size=2048, verbose=0)
         if keep_windows and not kept:
             kept.append(W)  # the first chunk's normalised windows (export calibration, checks)
@@ -228,19 +222,22 @@ def sequence_entries(em, seed, clips, keep_windows=False):
     return out + (kept,) if keep_windows else out
 
 
-def to_int8(tf, conv, rep):
-    """Full-integer conversion (float32 in and out, int8 inside; tensor names shortened) with
-    `conv`, a TFLiteConverter, calibrated on `rep`, the representative inputs it expects."""
+def to_int8(tf, conv, rep, shorten_names=True):
+    """Full-integer conversion (float32 in and out: QUANTIZE/DEQUANTIZE at the edges, int8 inside)
+    with `conv`, a TFLiteConverter, calibrated on `rep`, the representative inputs it expects. The
+    window-only export keeps the converter's tensor names, so that it writes r26's file unchanged."""
     conv.representative_dataset = lambda: iter(rep)
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     conv.inference_input_type = tf.float32
     conv.inference_output_type = tf.float32
-    return TM.shorten_tensor_names(conv.convert())
+    raw = conv.convert()
+    return TM.shorten_tensor_names(raw) if shorten_names else raw
 
 
 def train_history(tf, a, members, twins):
-    """-> (combined Keras model, representative inputs): r29's second stage, four heads averaged."""
+    """-> (combined Keras model, the same as compact_graph or None (--graph keras), representative
+    inputs): r29's second stage, `--heads` heads averaged."""
     k = tf.keras
     K = a.history_length
     em = entry_model(tf, members, twins)
@@ -301,7 +298,7 @@ def train_history(tf, a, members, twins):
     if a.graph == "compact":
         graph = compact_graph(tf, members, twins, heads, K, F)
         d = 0.0
-        for i in range(0, 256):
+        for i in range(256):
             o = graph(tf.constant(Wva[i:i + 1]), tf.constant(Hva[i:i + 1]))
             d = max(d, np.abs(o["probs"].numpy() - pg[i:i + 1]).max(), np.abs(o["state"].numpy() - sg[i:i + 1]).max())
         print(f"compact graph vs the Keras graph: max difference {d:.2e}")
@@ -397,14 +394,7 @@ def main():
         export_history(tf, a, t0, *train_history(tf, a, members, branches[len(members):]))
         return
     t_train = time.time() - t0
-    # ---- int8 export: float32 in/out, QUANTIZE/DEQUANTIZE at the edges, int8 inside
-    conv = tf.lite.TFLiteConverter.from_keras_model(model)
-    conv.optimizations = [tf.lite.Optimize.DEFAULT]
-    conv.representative_dataset = lambda: ([r[None]] for r in rep)
-    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-    conv.inference_input_type = tf.float32
-    conv.inference_output_type = tf.float32
-    raw = conv.convert()
+    raw = to_int8(tf, tf.lite.TFLiteConverter.from_keras_model(model), [[r[None]] for r in rep], shorten_names=False)
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(model_content=raw)
     it.allocate_tensors()

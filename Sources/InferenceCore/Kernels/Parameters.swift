@@ -104,7 +104,7 @@ struct QuantizedMulParameters: Sendable {
 
 enum IntegerBinaryOperation: Sendable { case add, sub, mul, floorDiv }
 enum FloatBinaryOperation: Sendable { case add, sub, mul, div, floorDiv }
-enum FloatUnaryOperation: Sendable { case sqrt, logistic, tanh, relu, relu6, reluN1To1 }
+enum FloatUnaryOperation: Sendable { case sqrt, log, logistic, tanh, relu, relu6, reluN1To1 }
 
 /// RESIZE_BILINEAR on integer data in 10-bit fixed point (TFLite's ResizeBilinearInteger).
 struct ResizeBilinearParameters: Sendable {

@@ -338,6 +338,7 @@ enum ReferenceKernels {
     // MARK: activations
 
     static func logistic(_ x: Float) -> Float { 1.0 / (1.0 + expf(-x)) }
+    static func naturalLogarithm(_ x: Float) -> Float { logf(x) }
     static func hyperbolicTangent(_ x: Float) -> Float { tanhf(x) }
 
     /// TFLite's LUTPopulate for 8-bit types: for every input code, dequantize (float), apply the
@@ -371,6 +372,7 @@ enum ReferenceKernels {
     {
         switch operation {
         case .sqrt: for i in 0..<count { output[i] = input[i].squareRoot() }
+        case .log: for i in 0..<count { output[i] = naturalLogarithm(input[i]) }
         case .logistic: for i in 0..<count { output[i] = logistic(input[i]) }
         case .tanh: for i in 0..<count { output[i] = tanhf(input[i]) }
         case .relu: for i in 0..<count { output[i] = max(0, input[i]) }

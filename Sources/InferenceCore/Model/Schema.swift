@@ -89,6 +89,7 @@ public struct BuiltinOperator: RawRepresentable, Hashable, Sendable, Comparable,
     public static let cast = Self(rawValue: 53)
     public static let argMax = Self(rawValue: 56)
     public static let expandDims = Self(rawValue: 70)
+    public static let log = Self(rawValue: 73)
     public static let sqrt = Self(rawValue: 75)
     public static let pack = Self(rawValue: 83)
     public static let unpack = Self(rawValue: 88)

@@ -57,7 +57,7 @@ public struct KernelRegistry: Sendable {
         .fullyConnected: 12, .logistic: 3, .maxPool2D: 3, .mul: 7, .relu: 3, .reluN1To1: 2, .relu6: 3,
         .reshape: 2, .resizeBilinear: 4, .softmax: 3, .tanh: 3, .mean: 3, .sub: 5, .div: 2, .squeeze: 2,
         .cast: 6, .argMax: 3, .expandDims: 2, .sqrt: 2, .pack: 4, .unpack: 4, .floorDiv: 3, .gatherND: 5,
-        .quantize: 3,
+        .quantize: 3, .log: 2,
     ]
 
     /// Names of the supported operators, sorted.

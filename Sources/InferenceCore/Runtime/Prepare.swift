@@ -177,6 +177,7 @@ struct PrepareContext {
         case .cast: return try prepareCast(node)
         case .logistic, .tanh: return try prepareSigmoidTanh(node)
         case .sqrt: return try prepareUnaryFloat(node, .sqrt)
+        case .log: return try prepareLog(node)
         case .relu, .relu6, .reluN1To1: return try prepareRelu(node)
         case .resizeBilinear: return try prepareResizeBilinear(node)
         case .argMax: return try prepareArgMax(node)
@@ -507,6 +508,31 @@ struct PrepareContext {
                 type: input.elementType, inputScale: qi.scale, inputZeroPoint: qi.zeroPoint,
                 outputScale: qo.scale, outputZeroPoint: qo.zeroPoint,
                 transform: isLogistic ? ReferenceKernels.logistic : ReferenceKernels.hyperbolicTangent)
+            return .lookupTable(count: input.elementCount, table: table)
+        default:
+            throw unsupported(node, "\(input.elementType) is not supported")
+        }
+    }
+
+    /// LOG: float, or 8-bit through a table (TFLite's LogLUTPrepare). A quantized input ≤ 0 has no
+    /// logarithm; the table maps it to the output's lowest representable value, as TFLite does.
+    func prepareLog(_ node: OperatorNode) throws(ModelError) -> Kernel {
+        try expectCounts(node, inputs: 1...1, outputs: 1)
+        let input = try inputInfo(node, 0), output = outputInfo(node)
+        try expectShape(node, output, "output", input.shape)
+        guard input.elementType == output.elementType else {
+            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
+        }
+        switch input.elementType {
+        case .float32:
+            return .unaryFloat(.log, count: input.elementCount)
+        case .int8:  // (TFLite has no uint8 LOG)
+            let qi = try quantization(node, input, "input"), qo = try quantization(node, output, "output")
+            let lowest = Float(QuantizedRange.of(output.elementType).minimum - qo.zeroPoint) * qo.scale
+            let table = ReferenceKernels.lookupTable(
+                type: input.elementType, inputScale: qi.scale, inputZeroPoint: qi.zeroPoint,
+                outputScale: qo.scale, outputZeroPoint: qo.zeroPoint,
+                transform: { $0 <= 0 ? lowest : ReferenceKernels.naturalLogarithm($0) })
             return .lookupTable(count: input.elementCount, table: table)
         default:
             throw unsupported(node, "\(input.elementType) is not supported")

@@ -198,6 +198,27 @@ def main():
 
     save("standalone_activations", convert_function(relu6_logistic, [tf.TensorSpec((1, 8), tf.float32), tf.TensorSpec((1, 8), tf.float32)], int8=True, shapes=[(1, 8), (1, 8)]))
 
+    # LOG (the classifier's heads since r32 add their correction to the log of the branches' mean
+    # probability): int8 through a table, where a probability rounded to 0 maps to the output's
+    # lowest value; and float. (Appended last: the cases above draw the same random numbers.)
+    @tf.function
+    def log_mean_probability(logits):
+        return tf.math.log(tf.reduce_mean(tf.nn.softmax(logits), 0, keepdims=True) + 1 / 256)
+    save("log_mean_probability", convert_function(log_mean_probability, [tf.TensorSpec((4, 6), tf.float32)], int8=True, shapes=[(4, 6)]))
+
+    @tf.function
+    def log_probability(x):
+        # (the mean keeps the converter from fusing LOG and SOFTMAX into LOG_SOFTMAX); many of the
+        # probabilities round to int8 0, which LOG maps to its output's lowest value
+        return tf.math.log(tf.reduce_mean(tf.nn.softmax(x), 0, keepdims=True))
+    save("log_probability", convert_function(log_probability, [tf.TensorSpec((2, 128), tf.float32)], int8=True, shapes=[(2, 128)]),
+         inputs=[np.arange(-128, 128).astype(np.int8).reshape(2, 128)])
+
+    @tf.function
+    def log_float(x):
+        return tf.math.log(x * x + 0.01)
+    save("log_float", convert_function(log_float, [tf.TensorSpec((3, 5), tf.float32)]))
+
 
 if __name__ == "__main__":
     main()

@@ -68,6 +68,21 @@ def mirror_twin(tf, member):
 # oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
 # (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
 LOGIT_SCALE = 0.25
+# r32 "--head-base logprobs" (screened, not adopted: r29's +0.8 points on Penn did not carry over,
+# training/README.md): the heads' correction is added to log(mean of the four branches'
+# probabilities + PROB_FLOOR) instead of to their mean logits. The floor is one step of the int8
+# softmax output (1/256): a probability the int8 graph rounds to 0 still has a finite log, the same
+# in float training as in the file (LOG's int8 table).
+PROB_FLOOR = 1 / 256
+
+
+def head_base(tf, logits, base, axis=0):
+    """the value a head's correction is added to, from the branches' logits (a tensor, the branches
+    along `axis`, kept as size 1): their mean ("logits") or the log of their mean probability plus
+    PROB_FLOOR ("logprobs")"""
+    if base == "logits":
+        return tf.reduce_mean(logits, axis, keepdims=True)
+    return tf.math.log(tf.reduce_mean(tf.nn.softmax(logits), axis, keepdims=True) + PROB_FLOOR)
 
 
 def branch_outputs(tf, model, x):
@@ -84,8 +99,9 @@ def branch_outputs(tf, model, x):
     return dense[-2], dense[-1]
 
 
-def entry_model(tf, members, twins):
-    """Keras: poses -> (entry without the flag (134), mean logits (6)), all in float."""
+def entry_model(tf, members, twins, base="logits"):
+    """Keras: poses -> (entry without the flag (134), the heads' base (6): the branches' mean logits
+    or the log of their mean probability, see head_base), all in float."""
     k = tf.keras
     inp = k.Input((WINDOW, 3 * NZ.NJ), name="poses")
     emb, logits = [], []
@@ -96,7 +112,11 @@ def entry_model(tf, members, twins):
         logits += [l1, l2]
     lg = k.layers.Average(name="mean_logits")(logits)
     lgs = k.layers.Rescaling(LOGIT_SCALE)(lg)
-    return k.Model(inp, [k.layers.Concatenate()(emb + [lgs]), lg])
+    if base == "logits":
+        return k.Model(inp, [k.layers.Concatenate()(emb + [lgs]), lg])
+    # the branches' logits stacked [N, 4, 6], reduced over the branches as the compact graph does
+    b = k.layers.Lambda(lambda t: head_base(tf, tf.stack(t, 1), base, axis=1)[:, 0])(logits)
+    return k.Model(inp, [k.layers.Concatenate()(emb + [lgs]), b])
 
 
 def history_arrays(E, lens, K):
@@ -115,9 +135,16 @@ def history_arrays(E, lens, K):
     return H, cur
 
 
-def build_head(tf, K, F, width, dense):
+def bounded(tf, corr, bound):
+    """the heads' correction, bound * tanh(corr / bound) when bound > 0 (r32 screening: keeps the
+    int8 range of the final logits small, so that near-ties are decided at a finer step)"""
+    return bound * tf.math.tanh(corr / bound) if bound > 0 else corr
+
+
+def build_head(tf, K, F, width, dense, bound=0.0):
     """r29's "resL" head: a per-slot projection (shared over the K + 1 slots), a dense layer over
-    all slots, a correction added to the current window's mean logits, softmax."""
+    all slots, a correction (optionally bounded) added to the current window's base (head_base:
+    the mean logits unless --head-base logprobs), softmax."""
     k = tf.keras
     hin = k.Input((K + 1, F))
     lg = k.Input((len(LABELS),))
@@ -127,10 +154,12 @@ def build_head(tf, K, F, width, dense):
     x = k.layers.Dropout(0.2)(x)
     x = k.layers.Dense(dense, activation="relu")(x)
     corr = k.layers.Dense(len(LABELS), kernel_initializer="zeros")(x)
+    if bound > 0:
+        corr = k.layers.Lambda(lambda t: bounded(tf, t, bound))(corr)
     return k.Model([hin, lg], k.layers.Softmax()(k.layers.Add()([lg, corr])))
 
 
-def compact_graph(tf, members, twins, heads, K, F):
+def compact_graph(tf, members, twins, heads, K, F, base="logits", bound=0.0):
     """The combined model as a tf.function over the trained weights, written for the int8 file's size
     (r31); the same function as train_history's Keras graph in float. Two changes of form only:
     * each member and its mirror twin run as one batch of two after their first convolutions (the
@@ -180,7 +209,7 @@ def compact_graph(tf, members, twins, heads, K, F):
     head_steps = [steps(hd) for hd in heads]
 
     def members_part(poses):
-        """-> (the entry without its flag [1, F - 1], the four branches' mean logits [1, 6])"""
+        """-> (the entry without its flag [1, F - 1], the heads' base [1, 6] (head_base))"""
         x = tf.reshape(poses, [1, 1, WINDOW, C])
         hidden, logits = [], []
         for member, twin_first in branches:
@@ -190,7 +219,7 @@ def compact_graph(tf, members, twins, heads, K, F):
             hidden.append(tf.reduce_mean(h, 0, keepdims=True))  # member and twin averaged
             logits.append(run(h, member[-1:], False))
         lg = tf.reduce_mean(tf.concat(logits, 0), 0, keepdims=True)  # the four branches' mean logits
-        return tf.concat(hidden + [lg * LOGIT_SCALE], 1), lg
+        return tf.concat(hidden + [lg * LOGIT_SCALE], 1), head_base(tf, tf.concat(logits, 0), base)
 
     @tf.function(input_signature=[tf.TensorSpec([1, WINDOW, C], tf.float32, name="poses"),
                                   tf.TensorSpec([1, K, F], tf.float32, name="history")])
@@ -198,7 +227,7 @@ def compact_graph(tf, members, twins, heads, K, F):
         e, lg = members_part(poses)
         state = tf.concat([e, tf.ones([1, 1])], 1)
         slots = tf.reshape(tf.concat([history, tf.reshape(state, [1, 1, F])], 1), [1, 1, K + 1, F])
-        probs = [tf.nn.softmax(lg + run(slots, hs, False)) for hs in head_steps]
+        probs = [tf.nn.softmax(lg + bounded(tf, run(slots, hs, False), bound)) for hs in head_steps]
         p = probs[0] if len(probs) == 1 else tf.reduce_mean(tf.concat(probs, 0), 0, keepdims=True)
         return {"probs": p, "state": state}
     return graph
@@ -222,6 +251,20 @@ def sequence_entries(em, seed, clips, keep_windows=False):
     return out + (kept,) if keep_windows else out
 
 
+def cached_entries(a, em, seed, clips, keep_windows=False):
+    """sequence_entries, saved in / loaded from --members-cache (dev: they depend only on the
+    members, the seed, the clip count and the head base; 3 minutes of every run)"""
+    if not a.members_cache:
+        return sequence_entries(em, seed, clips, keep_windows)
+    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}.npz")
+    if not os.path.exists(path):
+        out = sequence_entries(em, seed, clips, keep_windows)
+        np.savez(path, *out[:5], *(out[5] if keep_windows else []))  # arr_5: the kept windows
+    d = np.load(path)
+    out = tuple(d[f"arr_{i}"] for i in range(5))
+    return out + ([d["arr_5"]],) if keep_windows else out
+
+
 def to_int8(tf, conv, rep, shorten_names=True):
     """Full-integer conversion (float32 in and out: QUANTIZE/DEQUANTIZE at the edges, int8 inside)
     with `conv`, a TFLiteConverter, calibrated on `rep`, the representative inputs it expects. The
@@ -240,10 +283,10 @@ def train_history(tf, a, members, twins):
     inputs): r29's second stage, `--heads` heads averaged."""
     k = tf.keras
     K = a.history_length
-    em = entry_model(tf, members, twins)
+    em = entry_model(tf, members, twins, a.head_base)
     t = time.time()
-    Etr, Ltr, ytr, utr, ltr = sequence_entries(em, a.seed + 5000, a.sequence_clips)
-    Eva, Lva, yva, uva, lva, va_windows = sequence_entries(em, a.seed + 5001, a.sequence_clips // 5, True)
+    Etr, Ltr, ytr, utr, ltr = cached_entries(a, em, a.seed + 5000, a.sequence_clips)
+    Eva, Lva, yva, uva, lva, va_windows = cached_entries(a, em, a.seed + 5001, a.sequence_clips // 5, True)
     print(f"history: sequences train {len(ytr)} windows ({len(ltr)} clips) val {len(yva)} in {time.time()-t:.0f}s "
           f"sha256(train entries)={hashlib.sha256(Etr.tobytes()).hexdigest()[:16]}", flush=True)
     Htr, Ctr = history_arrays(Etr, ltr, K)
@@ -260,7 +303,7 @@ def train_history(tf, a, members, twins):
         X = np.concatenate([Htr * mask, Ctr[:, None]], 1)[utr]
         y = ytr[utr]
         cw = len(y) / (len(LABELS) * np.bincount(y, minlength=len(LABELS)))
-        head = build_head(tf, K, F, a.head_width, a.head_dense)
+        head = build_head(tf, K, F, a.head_width, a.head_dense, a.head_bound)
         steps = int(np.ceil(len(y) / 256)) * a.head_epochs
         lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, steps, alpha=0.05)
         head.compile(tf.keras.optimizers.Adam(lr), tf.keras.losses.SparseCategoricalCrossentropy(), metrics=["accuracy"])
@@ -293,10 +336,10 @@ def train_history(tf, a, members, twins):
     assert d < 1e-4, "the combined graph does not reproduce the heads"
     # representative inputs for the int8 export: validation windows with their real histories
     rng = np.random.default_rng(a.seed + 5007)
-    idx = rng.choice(len(Wva), 500, replace=False)
+    idx = rng.choice(len(Wva), a.calibration, replace=False)
     graph = None
     if a.graph == "compact":
-        graph = compact_graph(tf, members, twins, heads, K, F)
+        graph = compact_graph(tf, members, twins, heads, K, F, a.head_base, a.head_bound)
         d = 0.0
         for i in range(256):
             o = graph(tf.constant(Wva[i:i + 1]), tf.constant(Hva[i:i + 1]))
@@ -326,11 +369,19 @@ def main():
     ap.add_argument("--head-width", type=int, default=32, help="per-slot projection of a head")
     ap.add_argument("--head-dense", type=int, default=56, help="a head's hidden dense layer (56: the file stays < 256 000 bytes)")
     ap.add_argument("--head-epochs", type=int, default=12)
+    ap.add_argument("--head-base", choices=("logits", "logprobs"), default="logits",
+                    help="what a head's correction is added to: the branches' mean logits (r30, r31) or "
+                         "the log of their mean probability (r32 screening)")
     ap.add_argument("--graph", choices=("compact", "keras"), default="compact",
                     help="int8 file's graph: compact (r31: twins batched with their members, 4-D convolutions) or keras (r30)")
+    # r32 screening (not adopted): the log-probability base (needs the core's LOG), a bounded
+    # correction, the calibration set's size
+    ap.add_argument("--head-bound", type=float, default=0.0, help="bound the heads' correction to +-B (tanh); 0: unbounded")
+    ap.add_argument("--calibration", type=int, default=500, help="representative inputs of the int8 conversion")
+    ap.add_argument("--float-out", metavar="PATH", help="dev: also write the graph unquantized (int8_fidelity.py compares the two)")
     ap.add_argument("--sequence-clips", type=int, default=20000, help="generated clips the heads train on")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
-    ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights from DIR if saved there, else train and save them")
+    ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
     ap.add_argument("--out", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
     a = ap.parse_args()
@@ -431,12 +482,13 @@ def export_history(tf, a, t0, model, graph, rep):
     compact graph (r31) when given, else the Keras graph (r30's file)."""
     K, F = a.history_length, rep[0][1].shape[1]
     t_train = time.time() - t0
-    if graph is not None:
-        raw = to_int8(tf, tf.lite.TFLiteConverter.from_concrete_functions([graph.get_concrete_function()]),
-                      [[w[None], h[None]] for w, h in rep])
-    else:
-        raw = to_int8(tf, tf.lite.TFLiteConverter.from_keras_model(model),
-                      [{"poses": w[None], "history": h[None]} for w, h in rep])
+
+    def converter():
+        if graph is not None:
+            return tf.lite.TFLiteConverter.from_concrete_functions([graph.get_concrete_function()])
+        return tf.lite.TFLiteConverter.from_keras_model(model)
+    raw = to_int8(tf, converter(), [[w[None], h[None]] for w, h in rep] if graph is not None
+                  else [{"poses": w[None], "history": h[None]} for w, h in rep])
     from ai_edge_litert.interpreter import Interpreter
     it = Interpreter(model_content=raw)
     it.allocate_tensors()
@@ -461,6 +513,9 @@ def export_history(tf, a, t0, model, graph, rep):
         history_heads={"heads": a.heads, "width": a.head_width, "dense": a.head_dense,
                        "epochs": a.head_epochs, "sequence_clips": a.sequence_clips,
                        "seeds": f"seed + 5000 (sequences), seed + 5100 + head",
+                       **({"base": f"log(mean of the branches' probabilities + {PROB_FLOOR})"}
+                          if a.head_base == "logprobs" else {}),
+                       **({"correction_bound": a.head_bound} if a.head_bound > 0 else {}),
                        # (only for r31's form, so that --graph keras with r30's head sizes writes r30's file)
                        **({"graph": "compact (twins batched with their members)"} if graph is not None else {})})
     blob, it2 = write_model(a, raw, meta)
@@ -486,6 +541,12 @@ def export_history(tf, a, t0, model, graph, rep):
     print(f"int8 vs float on {len(rep)} calibration inputs: same argmax {agree}, max |dp| {pmax:.3f}; "
           f"state flag as quantized {it2.get_tensor(d['state'])[0][-1]:.4f}")
     report_written(a, blob, meta, t0, t_train)
+    if a.float_out:
+        # dev: the same graph unquantized, with the int8 file's metadata so that evaluate.py runs
+        # it, to measure what int8 costs (training/int8_fidelity.py)
+        with open(a.float_out, "wb") as f:
+            f.write(TM.add_metadata(converter().convert(), meta))
+        print("float twin (not quantized):", a.float_out)
 
 
 def classifier_metadata(a, schema_version, quant_in, quant_out, history=None, history_heads=None):

@@ -175,9 +175,8 @@ struct PrepareContext {
         case .quantize: return try prepareQuantize(node)
         case .dequantize: return try prepareDequantize(node)
         case .cast: return try prepareCast(node)
-        case .logistic, .tanh: return try prepareSigmoidTanh(node)
+        case .logistic, .tanh, .log: return try prepareTableActivation(node)
         case .sqrt: return try prepareUnaryFloat(node, .sqrt)
-        case .log: return try prepareLog(node)
         case .relu, .relu6, .reluN1To1: return try prepareRelu(node)
         case .resizeBilinear: return try prepareResizeBilinear(node)
         case .argMax: return try prepareArgMax(node)
@@ -485,54 +484,41 @@ struct PrepareContext {
         return .cast(count: input.elementCount, from: input.elementType, to: output.elementType)
     }
 
-    func prepareSigmoidTanh(_ node: OperatorNode) throws(ModelError) -> Kernel {
+    /// LOGISTIC, TANH and LOG: float, or 8-bit through a table, built as TFLite's LUTPopulate builds
+    /// it (dequantize, transform in float, quantize with round-half-away).
+    func prepareTableActivation(_ node: OperatorNode) throws(ModelError) -> Kernel {
         try expectCounts(node, inputs: 1...1, outputs: 1)
         let input = try inputInfo(node, 0), output = outputInfo(node)
         try expectShape(node, output, "output", input.shape)
         guard input.elementType == output.elementType else {
             throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
         }
-        let isLogistic = node.code == .logistic
+        let operation: FloatUnaryOperation = node.code == .logistic ? .logistic : node.code == .tanh ? .tanh : .log
         switch input.elementType {
         case .float32:
-            return .unaryFloat(isLogistic ? .logistic : .tanh, count: input.elementCount)
+            return .unaryFloat(operation, count: input.elementCount)
         case .int8, .uint8:
+            guard operation != .log || input.elementType == .int8 else {
+                throw unsupported(node, "uint8 is not supported")  // (nor in TFLite)
+            }
             let qi = try quantization(node, input, "input"), qo = try quantization(node, output, "output")
-            if isLogistic {
+            let transform: (Float) -> Float
+            switch operation {
+            case .logistic:
                 guard qo.scale == 1.0 / 256 else {
                     throw fail(node, "LOGISTIC output scale must be 1/256, found \(qo.scale)")
                 }
+                transform = ReferenceKernels.logistic
+            case .tanh:
+                transform = ReferenceKernels.hyperbolicTangent
+            default:
+                // A quantized input ≤ 0 has no logarithm: the output's lowest value (LogLUTPrepare).
+                let lowest = Float(QuantizedRange.of(output.elementType).minimum - qo.zeroPoint) * qo.scale
+                transform = { $0 <= 0 ? lowest : ReferenceKernels.naturalLogarithm($0) }
             }
-            // LUTPopulate: dequantize (float), transform in float, quantize with round-half-away.
             let table = ReferenceKernels.lookupTable(
                 type: input.elementType, inputScale: qi.scale, inputZeroPoint: qi.zeroPoint,
-                outputScale: qo.scale, outputZeroPoint: qo.zeroPoint,
-                transform: isLogistic ? ReferenceKernels.logistic : ReferenceKernels.hyperbolicTangent)
-            return .lookupTable(count: input.elementCount, table: table)
-        default:
-            throw unsupported(node, "\(input.elementType) is not supported")
-        }
-    }
-
-    /// LOG: float, or 8-bit through a table (TFLite's LogLUTPrepare). A quantized input ≤ 0 has no
-    /// logarithm; the table maps it to the output's lowest representable value, as TFLite does.
-    func prepareLog(_ node: OperatorNode) throws(ModelError) -> Kernel {
-        try expectCounts(node, inputs: 1...1, outputs: 1)
-        let input = try inputInfo(node, 0), output = outputInfo(node)
-        try expectShape(node, output, "output", input.shape)
-        guard input.elementType == output.elementType else {
-            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
-        }
-        switch input.elementType {
-        case .float32:
-            return .unaryFloat(.log, count: input.elementCount)
-        case .int8:  // (TFLite has no uint8 LOG)
-            let qi = try quantization(node, input, "input"), qo = try quantization(node, output, "output")
-            let lowest = Float(QuantizedRange.of(output.elementType).minimum - qo.zeroPoint) * qo.scale
-            let table = ReferenceKernels.lookupTable(
-                type: input.elementType, inputScale: qi.scale, inputZeroPoint: qi.zeroPoint,
-                outputScale: qo.scale, outputZeroPoint: qo.zeroPoint,
-                transform: { $0 <= 0 ? lowest : ReferenceKernels.naturalLogarithm($0) })
+                outputScale: qo.scale, outputZeroPoint: qo.zeroPoint, transform: transform)
             return .lookupTable(count: input.elementCount, table: table)
         default:
             throw unsupported(node, "\(input.elementType) is not supported")

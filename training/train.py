@@ -218,8 +218,9 @@ def compact_graph(tf, members, twins, heads, K, F, base="logits", bound=0.0):
             h = run(y, member[1:-1], True)
             hidden.append(tf.reduce_mean(h, 0, keepdims=True))  # member and twin averaged
             logits.append(run(h, member[-1:], False))
-        lg = tf.reduce_mean(tf.concat(logits, 0), 0, keepdims=True)  # the four branches' mean logits
-        return tf.concat(hidden + [lg * LOGIT_SCALE], 1), head_base(tf, tf.concat(logits, 0), base)
+        logits = tf.concat(logits, 0)  # [4, 6]: the four branches
+        lg = tf.reduce_mean(logits, 0, keepdims=True)  # their mean logits (the entry holds them)
+        return tf.concat(hidden + [lg * LOGIT_SCALE], 1), head_base(tf, logits, base)
 
     @tf.function(input_signature=[tf.TensorSpec([1, WINDOW, C], tf.float32, name="poses"),
                                   tf.TensorSpec([1, K, F], tf.float32, name="history")])

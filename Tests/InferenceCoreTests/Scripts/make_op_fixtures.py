@@ -198,9 +198,10 @@ def main():
 
     save("standalone_activations", convert_function(relu6_logistic, [tf.TensorSpec((1, 8), tf.float32), tf.TensorSpec((1, 8), tf.float32)], int8=True, shapes=[(1, 8), (1, 8)]))
 
-    # LOG (the classifier's heads since r32 add their correction to the log of the branches' mean
-    # probability): int8 through a table, where a probability rounded to 0 maps to the output's
-    # lowest value; and float. (Appended last: the cases above draw the same random numbers.)
+    # LOG (what train.py --head-base logprobs builds, r32 screening: a head's correction added to the
+    # log of the branches' mean probability): int8 through a table, where a probability rounded to 0
+    # maps to the output's lowest value; and float. (Appended last: the cases above draw the same
+    # random numbers.)
     @tf.function
     def log_mean_probability(logits):
         return tf.math.log(tf.reduce_mean(tf.nn.softmax(logits), 0, keepdims=True) + 1 / 256)

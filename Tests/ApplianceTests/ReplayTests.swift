@@ -77,9 +77,8 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
 }
 
 @Suite(.serialized) struct ReplayTests {
-    let directory = "/tmp/posewatch-replay-test-\(getpid())"
-
-    init() { mkdir(directory, 0o755) }
+    let scratch = ScratchDirectory("posewatch-replay-test")
+    var directory: String { scratch.path }
 
     func lines(_ output: String) throws -> [JSONValue] {
         try output.split(separator: "\n").map { try JSONValue.parse(String($0)) }

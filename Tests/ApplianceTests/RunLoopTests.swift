@@ -30,8 +30,8 @@ func boundDatagramSocket(at path: String) -> Int32 {
 
     static let noMoveNet: Comment = "needs MoveNet at ../shared/models (absent in a user's checkout)"
 
-    let directory = "/tmp/posewatch-run-test-\(getpid())"
-    init() { mkdir(directory, 0o755) }
+    let scratch = ScratchDirectory("posewatch-run-test")
+    var directory: String { scratch.path }
 
     /// A grey 4:2:0 Y4M clip (nobody in it) of `seconds` at 15 fps.
     func writeEmptyRoomClip(seconds: Int) -> String {
@@ -277,8 +277,8 @@ struct CountingLEDLines: LEDLines {
 @Suite(.serialized) struct LoopTimingTests {
     static let layout = LEDLayout(actions: [("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
                                             ("squats", "GPIO23"), ("push_ups", "GPIO24")], statusLine: "GPIO25")
-    let directory = "/tmp/posewatch-timing-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    init() { mkdir(directory, 0o755) }
+    let scratch = ScratchDirectory("posewatch-timing-test")
+    var directory: String { scratch.path }
 
     /// A bound datagram socket standing in for systemd's notify socket, and a notifier sending to it.
     func notifier() throws -> (fd: Int32, notifier: ServiceNotifier) {

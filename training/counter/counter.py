@@ -160,6 +160,21 @@ class Config:
     template_n: int = 2
     template_at: str = "return"
     template_memory_s: float = 10.0
+    # variant (session 9): when the signal has kept its side for stuck_s seconds, the range is taken
+    # over the last stuck_s seconds only (if at least stuck_min × the window's range and min_range),
+    # so repetitions shallower than an earlier big move are seen before that move leaves the
+    # window. 0 = off.
+    stuck_s: float = 0.0
+    stuck_min: float = 0.0
+    stuck_ac: float = 0.0  # … and only if the last stuck_ac_s seconds repeat themselves (autocorrelation peak over 0.4–2 s lags ≥ this)
+    stuck_ac_s: float = 4.0
+    # variant (session 9): the principal axis from the covariance of the changes over velocity_lag
+    # frames ("velocity") instead of the positions ("position"), or of both stacked ("mix", the
+    # changes scaled by mix_weight): a one-off big move is one large step among many small ones
+    # there, so it should hold the axis less. Measured: worse (jitter and walking dominate the changes).
+    axis_from: str = "position"
+    mix_weight: float = 1.0
+    velocity_lag: int = 1
 
     @property
     def window(self):
@@ -194,6 +209,7 @@ class RepetitionCounter:
         self.side = 0
         self.rest = 0
         self.last_change = -np.inf
+        self.settle_t = -np.inf
         self.extreme = 0.0
         self.pending = []
         self.last_rest_t = -np.inf
@@ -234,6 +250,7 @@ class RepetitionCounter:
         self.side = 0
         self.rest = 0
         self.last_change = -np.inf
+        self.settle_t = -np.inf
         self.last_rest_t = -np.inf
         self.leg_pending = False
         self.cand_times = []
@@ -429,13 +446,21 @@ class RepetitionCounter:
             return credited
         D = np.asarray(self.rows, np.float64)
         D = D - D.mean(axis=0)
+        A = D
+        if c.axis_from in ("velocity", "mix"):
+            R = np.asarray(self.rows, np.float64)
+            V = R[c.velocity_lag:] - R[:-c.velocity_lag] if len(R) > c.velocity_lag else R[:0]
+            V = V - V.mean(axis=0) if len(V) else V
+            A = V * np.sqrt(len(D) / max(len(V), 1)) * c.mix_weight
+            if c.axis_from == "mix":
+                A = np.vstack([D, A])
         iterations = 2
         if self.axis is None:
             self.axis = np.zeros(D.shape[1])
-            self.axis[int(np.argmax((D * D).sum(axis=0)))] = 1
+            self.axis[int(np.argmax((A * A).sum(axis=0)))] = 1
             iterations = 8
         for _ in range(iterations):
-            w = D.T @ (D @ self.axis)
+            w = A.T @ (A @ self.axis)
             norm = np.linalg.norm(w)
             if norm ** 2 <= 1e-18:
                 break
@@ -502,6 +527,11 @@ class RepetitionCounter:
                 h2, l2 = mid + half, mid - half
                 if h2 - l2 < hi - lo and (not c.cycle_keep_min or h2 - l2 >= c.min_range):
                     hi, lo = min(hi, h2), max(lo, l2)
+        if c.stuck_s > 0 and self.side != 0 and t - max(self.last_change, self.settle_t) > c.stuck_s:
+            recent = sm[-max(2, int(round(c.stuck_s * c.fps))):]
+            lo2, hi2 = float(recent.min()), float(recent.max())
+            if hi2 - lo2 >= max(c.min_range, c.stuck_min * (hi - lo)) and (c.stuck_ac <= 0 or self.periodic(sm, c.stuck_ac_s) >= c.stuck_ac):
+                lo, hi = lo2, hi2
         r = hi - lo
         m = c.hysteresis * r
         self.trace.append((t, cur, lo + m, hi - m))
@@ -607,6 +637,7 @@ class RepetitionCounter:
         if self.side == 0:
             if new != 0:
                 self.last_rest_t = t
+                self.settle_t = t
                 self.side = new
                 if self.rest == 0:
                     self.rest = new
@@ -690,6 +721,16 @@ class RepetitionCounter:
             self.deferred = action
             return None
         return self.count(action, now, 1)
+
+    def periodic(self, sm, span_s):
+        x = sm[-max(4, int(round(span_s * self.c.fps))):]
+        x = x - x.mean()
+        n = len(x)
+        lmin, lmax = int(round(0.4 * self.c.fps)), min(int(round(2.0 * self.c.fps)), n - 4)
+        if lmax < lmin:
+            return 0.0
+        e0 = float(np.dot(x, x)) / n + 1e-12
+        return max(float(np.dot(x[:-l], x[l:])) / (n - l) for l in range(lmin, lmax + 1)) / e0
 
     def upright(self, t):
         """The shoulders above the hips (torso_min) on the frame at t (or since the last rest frame)."""

@@ -234,21 +234,30 @@ def compact_graph(tf, members, twins, heads, K, F, base="logits", bound=0.0):
     return graph
 
 
-def sequence_entries(em, seed, clips, keep_windows=False):
+def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0):
     """make_sequences (in chunks: all raw windows at once would need gigabytes) -> entries through
-    the float members, labels, use mask, sequence lengths"""
+    the float members, labels, use mask, sequence lengths. `olympic` > 0: the Olympic lifts' weight
+    among the `other` activities of these sequences (the generator's, which the members train on,
+    is 2.6; see --sequence-olympic)."""
     from posegen.dataset import make_sequences
-    rng = np.random.default_rng(seed)
-    E, L, y, use, lens, kept = [], [], [], [], [], []
-    for c in range(0, clips, 1000):
-        seqs = make_sequences(rng, min(1000, clips - c), WINDOW, FPS, STRIDE)
-        W = NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs]))
-        e, lg = em.predict(W, batch_size=2048, verbose=0)
-        if keep_windows and not kept:
-            kept.append(W)  # the first chunk's normalised windows (export calibration, checks)
-        E.append(e); L.append(lg)
-        y += [t for _, t, _ in seqs]; use += [u for _, _, u in seqs]; lens += [len(t) for _, t, _ in seqs]
-    out = np.concatenate(E), np.concatenate(L), np.concatenate(y), np.concatenate(use), np.array(lens)
+    import posegen.actions as A
+    generator_other = list(A.OTHER)
+    if olympic > 0:
+        A.OTHER[:] = [(fn, olympic if fn is A.o_olympic else w) for fn, w in A.OTHER]
+    try:
+        rng = np.random.default_rng(seed)
+        E, L, y, use, lens, kept = [], [], [], [], [], []
+        for c in range(0, clips, 1000):
+            seqs = make_sequences(rng, min(1000, clips - c), WINDOW, FPS, STRIDE)
+            W = NZ.normalize_windows(np.concatenate([w for w, _, _ in seqs]))
+            e, lg = em.predict(W, batch_size=2048, verbose=0)
+            if keep_windows and not kept:
+                kept.append(W)  # the first chunk's normalised windows (export calibration, checks)
+            E.append(e); L.append(lg)
+            y += [t for _, t, _ in seqs]; use += [u for _, _, u in seqs]; lens += [len(t) for _, t, _ in seqs]
+        out = np.concatenate(E), np.concatenate(L), np.concatenate(y), np.concatenate(use), np.array(lens)
+    finally:
+        A.OTHER[:] = generator_other
     return out + (kept,) if keep_windows else out
 
 
@@ -256,10 +265,10 @@ def cached_entries(a, em, seed, clips, keep_windows=False):
     """sequence_entries, saved in / loaded from --members-cache (dev: they depend only on the
     members, the seed, the clip count and the head base; 3 minutes of every run)"""
     if not a.members_cache:
-        return sequence_entries(em, seed, clips, keep_windows)
-    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}.npz")
+        return sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic)
+    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}-olympic{a.sequence_olympic:g}.npz")
     if not os.path.exists(path):
-        out = sequence_entries(em, seed, clips, keep_windows)
+        out = sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic)
         np.savez(path, *out[:5], *(out[5] if keep_windows else []))  # arr_5: the kept windows
     d = np.load(path)
     out = tuple(d[f"arr_{i}"] for i in range(5))
@@ -381,6 +390,12 @@ def main():
     ap.add_argument("--calibration", type=int, default=500, help="representative inputs of the int8 conversion")
     ap.add_argument("--float-out", metavar="PATH", help="dev: also write the graph unquantized (int8_fidelity.py compares the two)")
     ap.add_argument("--sequence-clips", type=int, default=20000, help="generated clips the heads train on")
+    # r33: the heads are what tells a clean's catch and recovery (a front squat) or its jerk (a
+    # split) from squats and lunges, by the pull before it, and the generator's mix gives them an
+    # Olympic lift in ~2.5 % of their sequences (a tenth of `other`); 8 makes it ~6 % (a quarter).
+    ap.add_argument("--sequence-olympic", type=float, default=8.0,
+                    help="weight of the Olympic lifts among the `other` activities of the heads' training sequences "
+                         "(r33: 8; 2.6 = the generator's own mix, which the members train on and r31 used)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
     ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
@@ -513,6 +528,7 @@ def export_history(tf, a, t0, model, graph, rep):
             "int8_quantization": q["history"], "state_int8_quantization": q["state"]},
         history_heads={"heads": a.heads, "width": a.head_width, "dense": a.head_dense,
                        "epochs": a.head_epochs, "sequence_clips": a.sequence_clips,
+                       "sequence_olympic_weight": a.sequence_olympic,
                        "seeds": f"seed + 5000 (sequences), seed + 5100 + head",
                        **({"base": f"log(mean of the branches' probabilities + {PROB_FLOOR})"}
                           if a.head_base == "logprobs" else {}),

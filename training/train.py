@@ -241,10 +241,7 @@ def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0):
     is 2.6; see --sequence-olympic)."""
     from posegen.dataset import make_sequences
     import posegen.actions as A
-    generator_other = list(A.OTHER)
-    if olympic > 0:
-        A.OTHER[:] = [(fn, olympic if fn is A.o_olympic else w) for fn, w in A.OTHER]
-    try:
+    with A.other_weights(**({"o_olympic": olympic} if olympic > 0 else {})):
         rng = np.random.default_rng(seed)
         E, L, y, use, lens, kept = [], [], [], [], [], []
         for c in range(0, clips, 1000):
@@ -256,8 +253,6 @@ def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0):
             E.append(e); L.append(lg)
             y += [t for _, t, _ in seqs]; use += [u for _, _, u in seqs]; lens += [len(t) for _, t, _ in seqs]
         out = np.concatenate(E), np.concatenate(L), np.concatenate(y), np.concatenate(use), np.array(lens)
-    finally:
-        A.OTHER[:] = generator_other
     return out + (kept,) if keep_windows else out
 
 

@@ -723,14 +723,10 @@ class RepetitionCounter:
         return self.count(action, now, 1)
 
     def periodic(self, sm, span_s):
+        """The last span_s seconds' autocorrelation peak over 0.4–2 s lags (0 if too short)."""
         x = sm[-max(4, int(round(span_s * self.c.fps))):]
-        x = x - x.mean()
-        n = len(x)
-        lmin, lmax = int(round(0.4 * self.c.fps)), min(int(round(2.0 * self.c.fps)), n - 4)
-        if lmax < lmin:
-            return 0.0
-        e0 = float(np.dot(x, x)) / n + 1e-12
-        return max(float(np.dot(x[:-l], x[l:])) / (n - l) for l in range(lmin, lmax + 1)) / e0
+        lmin, lmax = int(round(0.4 * self.c.fps)), min(int(round(2.0 * self.c.fps)), len(x) - 4)
+        return autocorrelation_peak(x, lmin, lmax) if lmax >= lmin else 0.0
 
     def upright(self, t):
         """The shoulders above the hips (torso_min) on the frame at t (or since the last rest frame)."""
@@ -791,15 +787,21 @@ class RepetitionCounter:
         lmax = min(int(round(c.max_period_s * c.fps)), n - lmin)
         if lmax < lmin:
             return
-        x = s - s.mean()
-        e0 = np.dot(x, x) / n + 1e-12
-        best = max(np.dot(x[:-l], x[l:]) / (n - l) for l in range(lmin, lmax + 1)) / e0
-        if best >= c.gate:
+        if autocorrelation_peak(s, lmin, lmax) >= c.gate:
             for p in self.pending:
                 self.counts[action] += 1
                 self.session += 1
                 self.events.append((t, action, self.counts[action]))
             self.pending = []
+
+
+def autocorrelation_peak(s, lmin, lmax):
+    """The highest autocorrelation of s (its mean removed) over lags lmin..lmax frames, each lag's
+    mean product divided by the variance: 1 for a signal that repeats itself exactly."""
+    x = s - s.mean()
+    n = len(x)
+    e0 = np.dot(x, x) / n + 1e-12
+    return max(np.dot(x[:-l], x[l:]) / (n - l) for l in range(lmin, lmax + 1)) / e0
 
 
 BONES = [(5, 6), (11, 12), (5, 11), (6, 12), (5, 7), (7, 9), (6, 8), (8, 10), (11, 13), (13, 15), (12, 14), (14, 16)]

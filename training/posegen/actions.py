@@ -3,6 +3,8 @@
 params: see body.py (angles in degrees, world-sagittal convention). active: bool per frame, True
 while the labelled action is actually being performed (False in idle lead-in/out).
 """
+import contextlib
+
 import numpy as np
 from .body import blank, SIDES
 
@@ -730,6 +732,19 @@ OTHER = [(o_idle, 3.0), (o_talk, 2.0), (o_walk, 2.0), (o_stretch, 1.5), (o_rando
          (o_hinge, 1.2), (o_olympic, 2.6), (o_cardio, 1.5), (o_floor_idle, 0.7)]
 TARGETS = {"jumping_jacks": jumping_jacks, "lunges": lunges, "burpees": burpees, "squats": squats,
            "push_ups": push_ups}
+
+
+@contextlib.contextmanager
+def other_weights(**weights):
+    """Within the block, `other` draws its activities with these weights, by function name
+    (`other_weights(o_olympic=8.0)`); the rest keep theirs, and the mix is restored afterwards. The
+    RNG draws are the same as without it when no weight changes."""
+    saved = list(OTHER)
+    OTHER[:] = [(fn, weights.get(fn.__name__, w)) for fn, w in OTHER]
+    try:
+        yield
+    finally:
+        OTHER[:] = saved
 
 
 def other(rng, T, fps, b):

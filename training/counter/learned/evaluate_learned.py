@@ -2,7 +2,7 @@
 same sequences (seventh round, issue 9). Measures only: nothing here trains on ../shared.
 
     /work/venv-train/bin/python training/counter/learned/evaluate_learned.py --model /tmp/cnt7/m1 [--phase 1]
-        [--config "p_on=0.6, min_mag=0.3"] [--hybrid 0.5] [--set countix|penn|videos]
+        [--config "p_on=0.6, min_mag=0.3"] [--hybrid 0.5] [--rules-config "stuck_s=3.0"] [--set countix|penn|videos]
 
 Modes (each prints the Countix table of evaluate.py: all, odd/even halves, dense/sparse, per class):
   net      count.py on the net's output (phase accumulated while p(repeating) is on)
@@ -96,8 +96,8 @@ def len_window(model_dirs):
     return keras.models.load_model(os.path.join(model_dirs.split(",")[0].removesuffix("@int8"), "model.keras"), compile=False).input_shape[1]
 
 
-def rule_events(s, label=None):
-    c = counter.count_sequence(s.poses, label or s.label)
+def rule_events(s, label=None, config=None):
+    c = counter.count_sequence(s.poses, label or s.label, config=config)
     return [int(round(t * s.fps)) for t, _, _ in c.events]
 
 
@@ -238,12 +238,14 @@ def main():
     ap.add_argument("--config", default="")
     ap.add_argument("--hybrid", type=float, default=None)
     ap.add_argument("--hybrid-config", default="look_s=1.0, hold_s=1.0")
+    ap.add_argument("--rules-config", default="", help="counter.Config overrides for the rules and the hybrid's events")
     ap.add_argument("--modes", default="net,rules")
     ap.add_argument("--rows", action="store_true")
     ap.add_argument("--fresh", action="store_true")
     a = ap.parse_args()
     kw = eval(f"dict({a.config})", {})
     hkw = eval(f"dict({a.hybrid_config})", {})
+    rules_config = counter.Config(**eval(f"dict({a.rules_config})", {}))
     modes = a.modes.split(",") + (["hybrid"] if a.hybrid is not None else [])
     window = len_window(a.model)
 
@@ -252,8 +254,8 @@ def main():
         if mode == "net":
             return len(C.count(o, **kw))
         if mode == "rules":
-            return counter.count_sequence(s.poses, label).session
-        return len(hybrid(rule_events(s, label), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
+            return counter.count_sequence(s.poses, label, config=rules_config).session
+        return len(hybrid(rule_events(s, label, rules_config), o, a.hybrid, fresh=fresh_frames(s.poses, window), **hkw))
 
     if a.set == "generated":
         generated(a.model, kw, hkw, a.hybrid if a.hybrid is not None else 0.5)

@@ -87,16 +87,18 @@ def countix_to_coco(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def load_countix(subsample_to_model_rate: bool = True, phase: int = 0) -> list[Sequence]:
+def load_countix(subsample_to_model_rate: bool = True, phase: int = 0, convert=countix_to_coco) -> list[Sequence]:
+    """`convert`: float[T, 99] rows → float32[T, 17, 3] poses, frame by frame (so it runs after the
+    subsampling); countix_veto.recover_pixels restores each frame's aspect instead."""
     seqs = []
     with open(os.path.join(COUNTIX, "index.csv")) as f:
         for row in csv.DictReader(f):
             if row["usable"] != "1":
                 continue
             raw = np.load(os.path.join(COUNTIX, row["npy"]))
-            poses = countix_to_coco(raw)
             if subsample_to_model_rate:
-                poses = subsample(poses, phase=phase)
+                raw = subsample(raw, phase=phase)
+            poses = convert(raw)
             seqs.append(Sequence(os.path.basename(row["npy"]), row["label"], COUNTIX_ACTION.get(row["label"]),
                                  int(row["count"]), poses, MODEL_FPS if subsample_to_model_rate else SOURCE_FPS))
     return seqs

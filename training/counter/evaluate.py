@@ -107,15 +107,13 @@ def penn_summary(rows):
 def cmd_countix(args):
     import counter
     config = config_from(args.config)
-    seqs = data.load_countix(phase=args.phase)
+    convert = data.countix_to_coco
     if args.restore_aspect:
-        # ninth round: the poses with each frame's lost aspect estimated from bone proportions
-        # (countix_veto.recover_pixels, the sixth round's restoration) instead of as the file has them
-        import dataclasses
+        # ninth round: each frame's lost aspect estimated from bone proportions (the sixth round's
+        # restoration) instead of the poses as the file has them
         import countix_veto
-        raw = {s.name: np.load(os.path.join(data.COUNTIX, "test_poses", s.name)) for s in seqs}
-        seqs = [dataclasses.replace(s, poses=countix_veto.recover_pixels(data.subsample(raw[s.name], phase=args.phase)))
-                for s in seqs]
+        convert = countix_veto.recover_pixels
+    seqs = data.load_countix(phase=args.phase, convert=convert)
     rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, s.label, config=config).session) for s in seqs]
     score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
 

@@ -10,9 +10,11 @@ final class ScratchDirectory {
 
     init(_ prefix: String) {
         var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(created != nil, "mkdtemp /tmp/\(prefix)-XXXXXX: \(String(cString: strerror(errno)))")
-        path = String(cString: template)
+        // The name is read while the buffer is still borrowed: String(cString:) of the array
+        // itself is deprecated from Swift 6.2.
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+        guard let created else { preconditionFailure("mkdtemp /tmp/\(prefix)-XXXXXX: \(String(cString: strerror(errno)))") }
+        path = created
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

@@ -20,9 +20,10 @@ let haveFFmpeg = system("command -v ffmpeg >/dev/null 2>&1") == 0
 /// A fresh temporary directory, removed by the caller with `removeDirectory`.
 func temporaryDirectory() -> String {
     var template = Array("/tmp/posewatch-capture-XXXXXX".utf8CString)
-    let result = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    precondition(result != nil, "mkdtemp failed")
-    return String(cString: template)
+    // The name is read while the buffer is still borrowed (String(cString:) of an array is deprecated).
+    let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+    guard let created else { preconditionFailure("mkdtemp /tmp/posewatch-capture-XXXXXX failed") }
+    return created
 }
 
 func removeDirectory(_ path: String) { _ = system("rm -rf '\(path)'") }

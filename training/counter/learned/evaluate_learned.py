@@ -245,7 +245,7 @@ def main():
     a = ap.parse_args()
     kw = eval(f"dict({a.config})", {})
     hkw = eval(f"dict({a.hybrid_config})", {})
-    rules_config = counter.Config(**eval(f"dict({a.rules_config})", {}))
+    rules_config = evaluate.config_from(a.rules_config)
     modes = a.modes.split(",") + (["hybrid"] if a.hybrid is not None else [])
     window = len_window(a.model)
 

@@ -154,6 +154,15 @@ public struct ActionClassifier: ~Copyable {
             throw ClassifierModelError("\(name): outputs are \(describe(outputs)), but its metadata implies \(labels) probabilities"
                                        + (features > 0 ? " and a \(features)-value history entry" : ""))
         }
+        // A file can pass every check above and still fail when it runs (a constant changed so an
+        // index leaves its tensor): run it once on an empty window so such a file is refused at
+        // load, with the model named, and `doctor` does not call it ok.
+        for index in 0..<interpreter.inputCount { interpreter.inputBytes(index).initializeMemory(as: UInt8.self, repeating: 0) }
+        do {
+            try interpreter.invoke()
+        } catch {
+            throw ClassifierModelError("\(name): loads but fails on a test window (\(error)): the file is damaged")
+        }
         self.interpreter = interpreter
         self.metadata = metadata
         let raw = interpreter.inputBytes(poses)
@@ -180,7 +189,10 @@ public struct ActionClassifier: ~Copyable {
     /// Normalises the window into the model's input, runs the model and returns its probabilities
     /// in `metadata.labels` order. The buffer is valid until the next call. A history model also
     /// sees the ring and appends this window's entry to it.
-    public func classify(_ window: PoseWindow) -> UnsafeBufferPointer<Float> {
+    ///
+    /// Throws when the model fails on this window's data (only a damaged file does: Prepare
+    /// checked everything constant and init ran the model once); the history is then unchanged.
+    public func classify(_ window: PoseWindow) throws(ClassifierModelError) -> UnsafeBufferPointer<Float> {
         metadata.normalization.normalize(window, into: input)
         if !ring.isEmpty {
             // the input tensor is rewritten each time: the core may reuse input memory between invokes
@@ -189,7 +201,7 @@ public struct ActionClassifier: ~Copyable {
         do {
             try interpreter.invoke()
         } catch {
-            preconditionFailure("classifier invoke failed after a successful prepare: \(error)")
+            throw ClassifierModelError("classifier failed on a window: \(error)")
         }
         if !ring.isEmpty {
             // oldest row out, the new entry in as the last row (in place, no allocation)

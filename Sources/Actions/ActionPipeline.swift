@@ -25,6 +25,9 @@ public struct ActionPipelineStep: Sendable {
     public var decision: ActionDecision?
     /// A repetition counted on this frame.
     public var repetition: RepetitionEvent?
+    /// Set when a decision was due on this frame and the classifier failed on the window (a
+    /// damaged model file): no decision is made, the reported one stays as it was.
+    public var classifierFailure: ClassifierModelError?
 }
 
 /// The stages after the pose model, shared by the live loop and `replay` so both behave the same:
@@ -99,10 +102,16 @@ public struct ActionPipeline: ~Copyable {
         slotsSinceDecision += opened
         if slotsSinceDecision >= classifier.metadata.stride {
             slotsSinceDecision = 0
-            let decision = decide()
-            currentDecision = decision
-            summary.record(decision, duration: decisionSeconds)
-            step.decision = decision
+            do {
+                let decision = try decide()
+                currentDecision = decision
+                summary.record(decision, duration: decisionSeconds)
+                step.decision = decision
+            } catch {
+                // The run of decisions a history model was trained on is broken here.
+                classifier.clearHistory()
+                step.classifierFailure = error
+            }
         }
         // A fixed action holds from the first frame: the classifier, whose window must fill before
         // its first label, is bypassed, so nothing is lost to its start-up.
@@ -119,7 +128,7 @@ public struct ActionPipeline: ~Copyable {
         return process(EmptyCollection<Pose>(), at: time)
     }
 
-    private mutating func decide() -> ActionDecision {
+    private mutating func decide() throws(ClassifierModelError) -> ActionDecision {
         let presentShare = Double(window.presentCount) / Double(window.length)
         if let fixed = settings.fixedAction {
             return .action(fixed, confidence: 1)
@@ -131,7 +140,7 @@ public struct ActionPipeline: ~Copyable {
             return policy.decide(windowFull: window.isFull, presentShare: presentShare,
                                  probabilities: UnsafeBufferPointer(start: nil, count: 0), labels: classifier.metadata.labels)
         }
-        let probabilities = classifier.classify(window)
+        let probabilities = try classifier.classify(window)
         return policy.decide(windowFull: true, presentShare: presentShare, probabilities: probabilities, labels: classifier.metadata.labels)
     }
 }

@@ -33,6 +33,8 @@ public struct MoveNetEstimator: ~Copyable {
     public let interpreter: Interpreter
     /// The model's square input side (192 for Lightning).
     public let inputSide: Int
+    /// The model as messages name it ("pose model /var/lib/posewatch/movenet….tflite").
+    public let name: String
     /// Whether the next frame's region comes from the previous pose (MoveNet's video cropping).
     public var smartCropping = true
     public var cropPolicy = CropPolicy()
@@ -55,7 +57,7 @@ public struct MoveNetEstimator: ~Copyable {
         } catch {
             throw PoseModelError("pose model \(modelPath): \(error)")
         }
-        try self.init(interpreter: interpreter, name: modelPath)
+        try self.init(interpreter: interpreter, name: "pose model \(modelPath)")
     }
 
     /// Wraps an interpreter already made for a MoveNet model.
@@ -71,7 +73,17 @@ public struct MoveNetEstimator: ~Copyable {
         guard output.elementType == .float32, output.elementCount == Joint.count * 3 else {
             throw PoseModelError("\(name): output is \(output.elementType)\(output.shape), expected float32[1, 1, 17, 3]")
         }
+        // A file can pass every check above and still fail when it runs (a constant changed so an
+        // index leaves its tensor): run it once on a mid-grey frame so such a file is refused here,
+        // at load, with the model named, and `doctor` does not call it ok.
+        interpreter.inputBytes(0).initializeMemory(as: UInt8.self, repeating: 128)
+        do {
+            try interpreter.invoke()
+        } catch {
+            throw PoseModelError("\(name): loads but fails on a test frame (\(error)): the file is damaged or not MoveNet")
+        }
         self.interpreter = interpreter
+        self.name = name
         self.inputSide = input.shape[1]
         self.converter = FrameConverter(tensorWidth: input.shape[1], tensorHeight: input.shape[1])
         self.input = interpreter.inputBytes(0).baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -95,21 +107,24 @@ public struct MoveNetEstimator: ~Copyable {
 
     /// Runs the model on the loaded input and returns what it saw. The next frame's region is
     /// chosen here: around this pose, or the whole frame when nobody (or no torso) was found.
-    public mutating func estimate() -> PoseEstimate {
+    public mutating func estimate() throws(PoseModelError) -> PoseEstimate {
         var none = NoServicePoint()
-        return estimate(servicing: &none)
+        return try estimate(servicing: &none)
     }
 
     /// `estimate()` with `service` called between the model's operators (the frame loop keeps its
     /// LED timing and watchdog there while a slow inference runs). `inferenceNanoseconds` includes
     /// the time spent in it.
-    public mutating func estimate<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) -> PoseEstimate {
+    ///
+    /// Throws when the model fails on this frame's data (an operator's computed index or divisor
+    /// out of range: only a damaged file does that, since Prepare checked everything constant and
+    /// init ran the model once). The frame is then lost; the caller decides what that means.
+    public mutating func estimate<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) throws(PoseModelError) -> PoseEstimate {
         let start = MonotonicInstant.now()
         do {
             try interpreter.invoke(servicing: &service)
         } catch {
-            // Prepare validated every operator, so Eval cannot fail on a model that loaded.
-            preconditionFailure("pose model invoke failed after a successful prepare: \(error)")
+            throw PoseModelError("\(name) failed on a frame: \(error)")
         }
         let elapsed = MonotonicInstant.now().nanoseconds - start.nanoseconds
         let keypoints = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: pendingRegion)

@@ -4,12 +4,21 @@
 /// the model's square input. The crop region that produced the input maps them back to frame pixels.
 public enum MoveNetOutput {
     /// The pose in frame pixels from the raw output (51 floats in (y, x, score) order per joint).
+    ///
+    /// A damaged model can put anything in its output, so every value is made safe for what follows
+    /// (drawing, cropping and the classifier convert coordinates to integers): coordinates are kept
+    /// within [-1, 2] of the input (MoveNet's own stay near [0, 1]), scores within [0, 1], and a
+    /// value that is not a number becomes 0 (a joint not seen).
     public static func decode(_ output: UnsafeBufferPointer<Float>, region: CropRegion) -> Pose {
         precondition(output.count >= Joint.count * 3, "MoveNet output has 51 values")
+        @inline(__always) func bounded(_ value: Float, _ range: ClosedRange<Float>) -> Float {
+            value.isNaN ? 0 : min(max(value, range.lowerBound), range.upperBound)
+        }
         var pose = Pose()
         for index in 0..<Joint.count {
-            let point = region.framePoint(normalizedX: output[index * 3 + 1], normalizedY: output[index * 3])
-            pose[index] = Keypoint(x: point.x, y: point.y, score: output[index * 3 + 2])
+            let point = region.framePoint(normalizedX: bounded(output[index * 3 + 1], -1...2),
+                                          normalizedY: bounded(output[index * 3], -1...2))
+            pose[index] = Keypoint(x: point.x, y: point.y, score: bounded(output[index * 3 + 2], 0...1))
         }
         return pose
     }

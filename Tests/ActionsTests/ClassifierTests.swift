@@ -20,7 +20,7 @@ import PoseEstimation
             window.add(Pose(keypoints: (0..<17).map { Keypoint(x: 300 + Float($0 % 3) * 20 + sway, y: 100 + Float($0) * 20, score: 0.9) }),
                        at: Double(frame) / classifier.metadata.framesPerSecond)
         }
-        let probabilities = Array(classifier.classify(window))
+        let probabilities = Array(try classifier.classify(window))
         #expect(probabilities.count == classifier.metadata.labels.count)
         #expect(abs(probabilities.reduce(0, +) - 1) < 0.05)
         #expect(probabilities.allSatisfy { $0 >= 0 && $0 <= 1 })
@@ -78,12 +78,12 @@ import PoseEstimation
             windows.append(window)
         }
         var scratch = [Float](repeating: 0, count: classifier.metadata.windowLength * classifier.metadata.normalization.featuresPerSlot)
-        _ = classifier.classify(windows[0])
+        _ = try classifier.classify(windows[0])
         var sum: Float = 0
         let start = AllocationCounter.function!()
         for round in 0..<3 {
             for index in 0..<windows.count {
-                sum += classifier.classify(windows[index])[0]
+                sum += try classifier.classify(windows[index])[0]
             }
             if round == 1 { classifier.clearHistory() }
         }

@@ -93,7 +93,7 @@ import PoseEstimation
         for vector in try Self.cases() {
             let window = Self.window(vector.raw, length: classifier.metadata.windowLength)
             classifier.clearHistory()  // the vectors' history is empty
-            let probabilities = Array(classifier.classify(window))
+            let probabilities = Array(try classifier.classify(window))
             #expect(probabilities == vector.referenceProbabilities, "\(vector.name): \(probabilities) vs \(vector.referenceProbabilities)")
             let entry = Array(classifier.lastEntry)
             #expect(entry == vector.referenceEntry, "\(vector.name): the history entry differs from LiteRT's")
@@ -118,7 +118,7 @@ import PoseEstimation
         classifier.clearHistory()
         #expect(classifier.historyRows.allSatisfy { $0 == 0 })
         for (step, link) in chain.enumerated() {
-            let probabilities = Array(classifier.classify(Self.window(link.raw, length: classifier.metadata.windowLength)))
+            let probabilities = Array(try classifier.classify(Self.window(link.raw, length: classifier.metadata.windowLength)))
             #expect(probabilities == link.referenceProbabilities, "step \(step): \(probabilities) vs \(link.referenceProbabilities)")
             #expect(Array(classifier.lastEntry) == link.referenceEntry, "step \(step): the entry differs from LiteRT's")
             // the entry is now the ring's last row; rows before the clip's first window stay empty
@@ -161,9 +161,9 @@ import PoseEstimation
         for vector in generated {
             let length = classifier.metadata.windowLength
             classifier.clearHistory()  // an empty history (r30): the heads then see only this window
-            let direct = Array(classifier.classify(Self.window(vector.raw, length: length)))
+            let direct = Array(try classifier.classify(Self.window(vector.raw, length: length)))
             classifier.clearHistory()
-            let flipped = Array(classifier.classify(Self.window(Self.mirrored(vector.raw, width: 640), length: length)))
+            let flipped = Array(try classifier.classify(Self.window(Self.mirrored(vector.raw, width: 640), length: length)))
             let difference = zip(direct, flipped).map { abs($0 - $1) }.max() ?? .infinity
             print("mirror: \(vector.name) max difference \(difference)")
             #expect(difference <= 0.1, "\(vector.name): \(direct) vs mirrored \(flipped)")

@@ -140,7 +140,7 @@ enum Fingerprint {
                              "\(name): this ffmpeg decodes different frames than the one that made the goldens; rerun Scripts/pose_goldens.py")
                 if inputFingerprint != expected.inputFingerprint { mismatches.append("\(name): input tensor differs") }
 
-                let estimate = estimator.estimate()
+                let estimate = try estimator.estimate()
                 let region = [estimate.region.minX, estimate.region.minY, estimate.region.side]
                 if region != expected.region { mismatches.append("\(name): region \(region) vs \(expected.region)") }
                 if (estimate.pose != nil) != expected.person { mismatches.append("\(name): person \(estimate.pose != nil) vs \(expected.person)") }

@@ -14,17 +14,22 @@ public struct DoctorObservations: Sendable {
             self.description = description
         }
     }
-    /// A model file: missing (with why) or found (size and digest).
+    /// A model file: missing (with why) or found (size and digest), and whether it loaded and ran
+    /// once on a test input as `run` would use it.
     public struct ModelFile: Sendable {
         public var role: String
         public var path: String
         public var contents: Result<(size: Int, sha256: String), SystemCallError>
         public var expectedSHA256: String?
-        public init(role: String, path: String, contents: Result<(size: Int, sha256: String), SystemCallError>, expectedSHA256: String?) {
+        /// Why the model does not load or fails on its test input; nil when it ran.
+        public var loadError: String?
+        public init(role: String, path: String, contents: Result<(size: Int, sha256: String), SystemCallError>,
+                    expectedSHA256: String?, loadError: String? = nil) {
             self.role = role
             self.path = path
             self.contents = contents
             self.expectedSHA256 = expectedSHA256
+            self.loadError = loadError
         }
     }
 
@@ -255,8 +260,13 @@ public enum Diagnosis {
                         : "\(model.path): \(contents.size) bytes but the digest is not the published one; the file is damaged or a different model, reinstall it"
                     return DoctorItem(area: .model, subject: model.role, verdict: .fail, summary: advice, details: details, facts: facts)
                 }
+                if let loadError = model.loadError {
+                    return DoctorItem(area: .model, subject: model.role, verdict: .fail,
+                                      summary: "\(loadError); posewatch cannot use it: reinstall the posewatch package or set another path in the config",
+                                      details: details, facts: facts + [("error", .string(loadError))])
+                }
                 return DoctorItem(area: .model, subject: model.role, verdict: .ok,
-                                  summary: "\(model.path), \(contents.size) bytes", details: details, facts: facts)
+                                  summary: "\(model.path), \(contents.size) bytes, loads and runs", details: details, facts: facts)
             }
         }
     }

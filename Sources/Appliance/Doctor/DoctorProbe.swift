@@ -2,6 +2,7 @@ import Actions
 import CActionModel
 import Capture
 import Outputs
+import PoseEstimation
 import LinuxSystem
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +32,8 @@ public enum DoctorProbe {
         observations.journalError = journalReachability(observations.journalSocketPath)
         observations.models = [
             modelFile(role: "pose model", path: configuration.poseModelPath,
-                      expected: configuration.poseModelPath.hasSuffix(KnownModels.moveNetFileName) ? KnownModels.moveNetLightningInt8SHA256 : nil),
+                      expected: configuration.poseModelPath.hasSuffix(KnownModels.moveNetFileName) ? KnownModels.moveNetLightningInt8SHA256 : nil,
+                      loadError: poseModelLoadError(configuration.poseModelPath)),
             classifierFile(configuration),
         ]
         return observations
@@ -55,11 +57,24 @@ public enum DoctorProbe {
         return result == 0 ? nil : .current
     }
 
+    /// Why MoveNet at `path` cannot be used (its loading runs it once on a test frame), or nil.
+    static func poseModelLoadError(_ path: String) -> String? {
+        do { _ = try MoveNetEstimator(modelPath: path) } catch { return error.description }
+        return nil
+    }
+
+    /// Why the classifier at `path` cannot be used (its loading runs it once on an empty window), or nil.
+    static func classifierLoadError(_ path: String) -> String? {
+        do { _ = try ActionClassifier(modelPath: path) } catch { return error.description }
+        return nil
+    }
+
     /// The configured classifier file; where the default path holds none, the classifier built into
     /// this binary is what `run` uses, so that is what is checked (it must load and carry metadata).
     static func classifierFile(_ configuration: ApplianceConfiguration) -> DoctorObservations.ModelFile {
         guard ModelLoading.classifierSource(path: nil, configuration: configuration) == .builtIn else {
-            return modelFile(role: "action classifier", path: configuration.classifierModelPath, expected: nil)
+            let path = configuration.classifierModelPath
+            return modelFile(role: "action classifier", path: path, expected: nil, loadError: classifierLoadError(path))
         }
         let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
         do {
@@ -73,11 +88,15 @@ public enum DoctorProbe {
         }
     }
 
-    static func modelFile(role: String, path: String, expected: String?) -> DoctorObservations.ModelFile {
+    /// The file's size and digest; `loadError` (evaluated only when the file reads) says whether
+    /// it loads and runs once on a test input, as `run` loads it.
+    static func modelFile(role: String, path: String, expected: String?,
+                          loadError: @autoclosure () -> String?) -> DoctorObservations.ModelFile {
         do throws(SystemCallError) {
             let mapping = try MemoryMappedFile(path: path)
             return .init(role: role, path: path,
-                         contents: .success((mapping.bytes.count, SHA256.hexDigest(of: mapping.bytes))), expectedSHA256: expected)
+                         contents: .success((mapping.bytes.count, SHA256.hexDigest(of: mapping.bytes))), expectedSHA256: expected,
+                         loadError: loadError())
         } catch {
             return .init(role: role, path: path, contents: .failure(error), expectedSHA256: expected)
         }

@@ -71,7 +71,7 @@ struct ReplayCommand: ParsableCommand {
             if demo {
                 for (frame, pose) in DemoSession.poses().enumerated() {
                     let seconds = Double(frame) / DemoSession.framesPerSecond
-                    Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+                    try Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
                 }
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
             } else if let input, input.hasSuffix(".npy") {
@@ -79,7 +79,7 @@ struct ReplayCommand: ParsableCommand {
                 let file = try KeypointFile(path: input)
                 for (frame, pose) in file.poses.enumerated() {
                     let seconds = Double(frame) / fps
-                    Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+                    try Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
                 }
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
             } else if let input {
@@ -92,10 +92,17 @@ struct ReplayCommand: ParsableCommand {
         } catch let error as InputError {
             printError("posewatch replay: \(error)")
             throw ExitCode(ExitStatus.usage)
+        } catch let error as ModelRunFailure {
+            printError("posewatch replay: \(error)")
+            throw ExitCode(ExitStatus.failure)
         }
     }
 
-    static func report(_ step: ActionPipelineStep, pipeline: borrowing ActionPipeline, seconds: Double, into report: inout ReplayReport) {
+    /// Writes what happened on one frame; a classifier that failed on its window ends the replay
+    /// (a replay's figures would silently miss decisions otherwise).
+    static func report(_ step: ActionPipelineStep, pipeline: borrowing ActionPipeline, seconds: Double,
+                       into report: inout ReplayReport) throws(ModelRunFailure) {
+        if let failure = step.classifierFailure { throw ModelRunFailure("at \(seconds) s: \(failure)") }
         if let repetition = step.repetition { report.repetition(repetition, at: seconds) }
         if let decision = step.decision { report.decision(decision, at: seconds, repetitions: pipeline.summary.repetitions) }
     }
@@ -118,9 +125,10 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
             }
             if outcome == .endOfStream { break }
             guard outcome == .frame, loaded else { continue }
-            let estimate = estimator.estimate()
+            let estimate: PoseEstimate
+            do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
             let seconds = Double(estimate.timestamp.nanoseconds - first!.nanoseconds) / 1e9
-            ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+            try ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
         }
         report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
     }

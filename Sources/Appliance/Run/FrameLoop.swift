@@ -36,6 +36,9 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private let timer: TimerDescriptor
     private let pollSet: PollSet
     private var cameraErrors = ErrorEpisode()
+    /// Frames the pose model failed on, and decisions the classifier failed on, in a row.
+    private var poseModelErrors = ErrorEpisode()
+    private var classifierErrors = ErrorEpisode()
     private var isReady = false
     private var stopReason: String?
     private var exitStatus = ExitStatus.success
@@ -148,7 +151,14 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         switch outcome {
         case .frame where loaded:
             // The LEDs and the watchdog are serviced between the model's operators meanwhile.
-            let estimate = estimator.estimate(servicing: &outputs)
+            let estimate: PoseEstimate
+            do {
+                estimate = try estimator.estimate(servicing: &outputs)
+            } catch {
+                if Self.modelFailed(&poseModelErrors, error.description, at: now, logger: logger) { stopForFailingModel() }
+                break
+            }
+            logger.recovered(from: &poseModelErrors, at: now, "the pose model runs again", LogFields(event: .error))
             let finished = MonotonicInstant.now()
             let start = firstFrameTime ?? estimate.timestamp
             firstFrameTime = start
@@ -156,7 +166,12 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             let seconds = Double(estimate.timestamp.nanoseconds - start.nanoseconds) / 1e9
             let step = pipeline.process(estimate.pose, at: seconds)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
-            if let decision = step.decision { show(decision, at: now) }
+            if let failure = step.classifierFailure {
+                if Self.modelFailed(&classifierErrors, failure.description, at: now, logger: logger) { stopForFailingModel() }
+            } else if let decision = step.decision {
+                logger.recovered(from: &classifierErrors, at: now, "the classifier runs again", LogFields(event: .error))
+                show(decision, at: now)
+            }
             if let repetition = step.repetition { counted(repetition, at: now) }
             outputs.lastProgress = finished
             if !isReady {
@@ -184,6 +199,22 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             summary.recordDroppedFrames(dropped - lastDropped)
             lastDropped = dropped
         }
+    }
+
+    /// Logs a model failure (the first of an episode) and returns whether the loop must stop
+    /// (`ModelFailurePolicy`).
+    private static func modelFailed(_ episode: inout ErrorEpisode, _ message: String, at now: MonotonicInstant,
+                                    logger: Logger) -> Bool {
+        logger.error(in: &episode, at: now, "\(message); skipping the frame", LogFields(event: .error))
+        guard ModelFailurePolicy.mustStop(episode, at: now) else { return false }
+        logger.critical("\(message): failed on every frame for \(Int(ModelFailurePolicy.limitSeconds)) s (\(episode.failures) times); stopping, check the model with 'posewatch doctor'",
+                        LogFields(event: .error))
+        return true
+    }
+
+    private mutating func stopForFailingModel() {
+        stopReason = "a model fails on every frame"
+        exitStatus = ExitStatus.configuration
     }
 
     /// Shows a decision on the LEDs and logs it when the reported label changes.
@@ -313,5 +344,22 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         do { try outputs.driver.turnOff() } catch { logger.error("LEDs: \(error)", LogFields(event: .error)) }
         logSummary(at: now, final: true)
         logger.notice("posewatch stopped (\(stopReason ?? "unknown"))", LogFields(event: .stop))
+    }
+}
+
+/// What the loop does when a model that loaded, and ran on its test input at start-up, fails on a
+/// frame's data (only a damaged model file does that). The frame, or the decision, is skipped and
+/// the first failure of an episode is logged: one bad frame should not stop the appliance. When
+/// the model has failed on everything for `limitSeconds`, posewatch stops with exit status 78:
+/// restarting would load the same file and fail the same way (the unit does not restart on 78),
+/// the LEDs go off, and the journal and `posewatch doctor` name the file.
+enum ModelFailurePolicy {
+    /// How long a model may fail on every frame (or every decision) before posewatch stops.
+    static let limitSeconds = 2.0
+
+    /// Whether the failures of `episode`, the newest at `now`, stop the loop.
+    static func mustStop(_ episode: ErrorEpisode, at now: MonotonicInstant) -> Bool {
+        guard let start = episode.startedAt else { return false }
+        return Double(now.nanoseconds - start.nanoseconds) / 1e9 >= limitSeconds
     }
 }

@@ -55,6 +55,9 @@ struct SnapshotCommand: ParsableCommand {
         } catch let error as InputError {
             printError("posewatch snapshot: \(error)")
             throw ExitCode(ExitStatus.usage)
+        } catch let error as ModelRunFailure {
+            printError("posewatch snapshot: \(error)")
+            throw ExitCode(ExitStatus.failure)
         }
     }
 
@@ -108,7 +111,8 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
             }
             switch outcome {
             case .frame where loaded:
-                let estimate = estimator.estimate()
+                let estimate: PoseEstimate
+                do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
                 if taken, let picture { return Snapshot(image: picture, estimate: estimate, seconds: seconds) }
             case .endOfStream: return nil
             case .cameraLost(let error): throw InputError(error.description)

@@ -46,3 +46,10 @@ enum ModelLoading {
 
     static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
+
+/// A model that loaded and ran on its test input but failed on the data a command gave it (only a
+/// damaged file does that): one line for the user, exit status 1 (`ExitStatus.failure`), no trap.
+struct ModelRunFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -126,6 +126,27 @@ struct GatherNDParameters: Sendable {
     /// Bytes to step per unit of each index component.
     var byteStrides: [Int] = []
     var indicesAreInt64 = false
+
+    /// The byte offset in params of slice `slice`'s source, or nil when its indices point outside
+    /// params (as TFLite's reference GatherNd, the whole slice must lie inside the flat params
+    /// tensor). One rule for Eval and for Prepare's check of constant indices; the arithmetic
+    /// reports overflow, so an index near Int64.max is out of range, not a trap.
+    @inline(__always)
+    func sourceOffset(ofSlice slice: Int, indices: UnsafeRawPointer) -> Int? {
+        var from = 0
+        for component in 0..<indexDepth {
+            let position = slice * indexDepth + component
+            let index = indicesAreInt64
+                ? Int(truncatingIfNeeded: indices.loadUnaligned(fromByteOffset: position * 8, as: Int64.self))
+                : Int(indices.loadUnaligned(fromByteOffset: position * 4, as: Int32.self))
+            let step = index.multipliedReportingOverflow(by: byteStrides[component])
+            let sum = from.addingReportingOverflow(step.partialValue)
+            guard !step.overflow, !sum.overflow else { return nil }
+            from = sum.partialValue
+        }
+        guard from >= 0, from <= paramsBytes - sliceBytes else { return nil }
+        return from
+    }
 }
 
 /// CONCATENATION / PACK (and, reversed, UNPACK): `outer` rows, each made of one chunk per tensor.

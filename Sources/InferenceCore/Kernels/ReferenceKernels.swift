@@ -499,15 +499,7 @@ enum ReferenceKernels {
                          output: UnsafeMutableRawPointer) -> Bool
     {
         for slice in 0..<p.sliceCount {
-            var from = 0
-            for component in 0..<p.indexDepth {
-                let position = slice * p.indexDepth + component
-                let index = p.indicesAreInt64
-                    ? Int(truncatingIfNeeded: indices.load(fromByteOffset: position * 8, as: Int64.self))
-                    : Int(indices.load(fromByteOffset: position * 4, as: Int32.self))
-                from += index * p.byteStrides[component]
-            }
-            guard from >= 0, from + p.sliceBytes <= p.paramsBytes else { return false }
+            guard let from = p.sourceOffset(ofSlice: slice, indices: indices) else { return false }
             (output + slice * p.sliceBytes).copyMemory(from: params + from, byteCount: p.sliceBytes)
         }
         return true

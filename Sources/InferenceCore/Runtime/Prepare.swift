@@ -407,6 +407,9 @@ struct PrepareContext {
             p.output = try multiplier(node, Double(q1.scale * q2.scale / qo.scale), "output")
             p.range = QuantizedRange.activation(activation, type: .int8, scale: qo.scale, zeroPoint: qo.zeroPoint)
             return .mulInt8(p)
+        case (.floorDiv, .int32) where constantIntegers(b)?.contains(0) == true:
+            // Integer division by a constant zero would fail every invoke: refuse the file at load.
+            throw fail(node, "the constant divisor holds 0")
         case (.add, .int32), (.sub, .int32), (.mul, .int32), (.floorDiv, .int32):
             let operation: IntegerBinaryOperation =
                 switch node.code {
@@ -659,6 +662,13 @@ struct PrepareContext {
         p.paramsBytes = params.byteCount
         p.byteStrides = (0..<depth).map { product(params.shape[($0 + 1)...]) * elementSize }
         p.indicesAreInt64 = indices.elementType == .int64
+        // Constant indices are checked once here, so a model whose file points a gather outside
+        // its params is refused at load instead of failing every invoke.
+        if let constant = model.constantBytes(indices.index), let base = constant.baseAddress {
+            for slice in 0..<p.sliceCount where p.sourceOffset(ofSlice: slice, indices: base) == nil {
+                throw fail(node, "constant index \(slice) points outside the params tensor \(params.shape)")
+            }
+        }
         return .gatherND(p)
     }
 

@@ -123,7 +123,28 @@ import LinuxSystem
 
     @Test func jsonCarriesReadinessAndEveryItem() {
         let json = report(Self.healthy()).json(version: "9").serialized()
-        #expect(json.hasPrefix(#"{"version":"9","ready":true,"items":[{"area":"camera""#))
+        #expect(json.hasPrefix(#"{"version":"9","ready":true,"items":[{"area":"config""#))
+    }
+
+    @Test("a config file posewatch refuses fails the doctor with its file, line and key")
+    func aRefusedConfigFileFailsWithItsLine() throws {
+        var observations = Self.healthy()
+        let error = try #require(throws: ConfigurationError.self) {
+            try ApplianceConfiguration.parse(Array("[camera]\nwidth = \"640\"\n".utf8), path: "/etc/posewatch/posewatch.toml")
+        }
+        observations.configurationFile = .rejected(error)
+        let result = report(observations)
+        let item = try #require(result.items.first { $0.area == .config })
+        #expect(item.verdict == .fail)
+        #expect(item.summary.hasPrefix("/etc/posewatch/posewatch.toml:2: camera.width:"), "\(item.summary)")
+        #expect(result.exitStatus == 1)
+    }
+
+    @Test("no config file at the default path is fine: the defaults are used")
+    func noConfigFileIsFine() throws {
+        let item = try #require(report(Self.healthy()).items.first { $0.area == .config })
+        #expect(item.verdict == .ok)
+        #expect(item.summary.contains("default"))
     }
 }
 

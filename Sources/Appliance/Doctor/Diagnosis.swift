@@ -44,8 +44,20 @@ public struct DoctorObservations: Sendable {
     /// nil when the journal socket accepted a connection, else why not.
     public var journalError: Errno? = nil
     public var models: [ModelFile] = []
+    /// The config file the rest was checked against.
+    public var configurationFile: ConfigurationFileState = .defaults(path: ApplianceConfiguration.defaultPath)
 
     public init() {}
+}
+
+/// What the doctor made of the config file.
+public enum ConfigurationFileState: Sendable {
+    /// No file at the default path: all defaults.
+    case defaults(path: String)
+    /// Read and valid.
+    case loaded(path: String)
+    /// Refused, with the line and key (`run` would exit 78 on it).
+    case rejected(ConfigurationError)
 }
 
 /// Turns observations into verdicts. Pure, so every rule is unit-tested with fake observations.
@@ -54,10 +66,26 @@ public enum Diagnosis {
     /// model's frame rate, overrides); each usable camera's item shows the mode it would get.
     public static func report(_ observations: DoctorObservations, configuration: ApplianceConfiguration,
                               captureRequest: CaptureRequest = CaptureRequest()) -> DoctorReport {
-        DoctorReport(items: cameraItems(observations, configuration, captureRequest)
+        DoctorReport(items: configurationItems(observations)
+            + cameraItems(observations, configuration, captureRequest)
             + gpioItems(observations, configuration)
             + journalItems(observations)
             + modelItems(observations))
+    }
+
+    // MARK: config
+
+    static func configurationItems(_ observations: DoctorObservations) -> [DoctorItem] {
+        switch observations.configurationFile {
+        case .defaults(let path):
+            return [DoctorItem(area: .config, subject: path, verdict: .ok, summary: "not present: every setting has its default")]
+        case .loaded(let path):
+            return [DoctorItem(area: .config, subject: path, verdict: .ok, summary: "read; the checks below use its settings")]
+        case .rejected(let error):
+            return [DoctorItem(area: .config, subject: error.path, verdict: .fail,
+                               summary: "\(error); posewatch will not start until it is fixed (the checks below use the defaults)",
+                               facts: [("error", .string(error.description))])]
+        }
     }
 
     // MARK: cameras

@@ -11,6 +11,9 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
+    @Option(help: "Config file to check and to check against (default: \(ApplianceConfiguration.defaultPath) if present).")
+    var config: String?
+
     @Option(help: "Camera device or stable name to check (default: the first usable camera).")
     var camera: String?
 
@@ -36,13 +39,23 @@ struct DoctorCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The checks use the settings `run` would use: the config file, then the overrides below.
         var configuration = ApplianceConfiguration()
+        let configurationFile: ConfigurationFileState
+        do {
+            configuration = try ApplianceConfiguration.load(path: config)
+            let path = config ?? ApplianceConfiguration.defaultPath
+            configurationFile = config == nil && !ModelLoading.fileExists(path) ? .defaults(path: path) : .loaded(path: path)
+        } catch {
+            configurationFile = .rejected(error)
+        }
         if let camera { configuration.cameraDevice = camera }
         if let poseModel { configuration.poseModelPath = poseModel }
         if let classifierModel { configuration.classifierModelPath = classifierModel }
         if let leds, let backend = LEDBackend(rawValue: leds) { configuration.ledBackend = backend }
 
-        let observations = DoctorProbe.observe(configuration: configuration)
+        var observations = DoctorProbe.observe(configuration: configuration)
+        observations.configurationFile = configurationFile
         var captureRequest = CaptureRequest()
         // The camera is asked for the classifier's frame rate (what `run` does).
         captureRequest.framesPerSecond = fps ?? Self.classifierFramesPerSecond(configuration) ?? 15

@@ -18,7 +18,7 @@ public enum DoctorVerdict: String, Sendable, Comparable {
 
 /// One line of the doctor's report: an area, a subject, a verdict and what to do about it.
 public struct DoctorItem: Sendable, Equatable {
-    public enum Area: String, Sendable { case camera, gpio, journal, model }
+    public enum Area: String, Sendable { case config, camera, gpio, journal, model }
     public var area: Area
     /// What was checked (`/dev/video0`, `GPIO17`, `pose model`).
     public var subject: String

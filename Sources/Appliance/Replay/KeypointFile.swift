@@ -9,7 +9,8 @@ struct KeypointFile {
     /// Reads and checks a `.npy` keypoint file (float32 or float64).
     init(path: String) throws(InputError) {
         let array: NumPyArray
-        do { array = try NumPyArray.read(contentsOf: path) } catch { throw InputError("\(path): \(error)") }
+        // NumPyArray.read's messages already start with the path.
+        do { array = try NumPyArray.read(contentsOf: path) } catch { throw InputError(error.description) }
         guard array.shape.count == 3, array.shape[1] == Joint.count, array.shape[2] == 3 else {
             throw InputError("\(path): keypoints must be float[T,17,3] (COCO-17 x, y, score), not \(array.elementType)\(array.shape)")
         }

@@ -1,3 +1,4 @@
+import Capture
 import InferenceCore
 import JSONFormat
 import PoseEstimation
@@ -16,7 +17,10 @@ public struct ClassifierMetadata: Sendable, Equatable {
     public static let entryName = "posewatch.classifier"
 
     public var labels: [ActionLabel]
-    public var framesPerSecond: Double
+    /// The rate the window was trained at (checked: a `FrameRate`).
+    public var frameRate: FrameRate
+    /// `frameRate` in frames per second.
+    public var framesPerSecond: Double { frameRate.framesPerSecond }
     public var windowLength: Int
     public var stride: Int
     public var normalization: PoseNormalization
@@ -58,11 +62,15 @@ public struct ClassifierMetadata: Sendable, Equatable {
         }
         guard !labels.isEmpty, Set(labels).count == labels.count else { throw ClassifierModelError("metadata '\(Self.entryName)': labels must be distinct and not empty") }
         self.labels = labels
-        framesPerSecond = try require(json["frame_rate"]?.doubleValue, "frame_rate")
+        let framesPerSecond = try require(json["frame_rate"]?.doubleValue, "frame_rate")
+        guard let frameRate = FrameRate(framesPerSecond: framesPerSecond) else {
+            throw ClassifierModelError("metadata '\(Self.entryName)': frame_rate must be from \(FrameRate.supportedDescription) frames per second, not \(framesPerSecond)")
+        }
+        self.frameRate = frameRate
         windowLength = try require(json["window_length"]?.intValue, "window_length")
         stride = try require(json["stride"]?.intValue, "stride")
-        guard framesPerSecond > 0 && framesPerSecond <= 120, windowLength > 0 && windowLength <= 1000, stride > 0 && stride <= windowLength else {
-            throw ClassifierModelError("metadata '\(Self.entryName)': frame_rate, window_length or stride out of range")
+        guard windowLength > 0 && windowLength <= 1000, stride > 0 && stride <= windowLength else {
+            throw ClassifierModelError("metadata '\(Self.entryName)': window_length or stride out of range")
         }
         let normalization = try require(json["normalization"], "normalization")
         let specification = try require(normalization["id"]?.stringValue, "normalization.id")

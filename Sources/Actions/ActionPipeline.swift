@@ -53,7 +53,7 @@ public struct ActionPipeline: ~Copyable {
 
     public init(classifier: consuming ActionClassifier, counter: RepetitionCounter = RepetitionCounter(), settings: ActionPipelineSettings = ActionPipelineSettings()) {
         let metadata = classifier.metadata
-        window = PoseWindow(length: metadata.windowLength, framesPerSecond: metadata.framesPerSecond)
+        window = PoseWindow(length: metadata.windowLength, rate: metadata.frameRate)
         policy = DecisionPolicy(labelCount: metadata.labels.count)
         Self.configure(&policy, with: settings, metadata: metadata)
         decisionSeconds = Double(metadata.stride) / metadata.framesPerSecond

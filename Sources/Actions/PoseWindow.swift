@@ -1,3 +1,4 @@
+import Capture
 import PoseEstimation
 
 /// The last `length` poses sampled at the action model's frame rate, filled by timestamp.
@@ -19,15 +20,28 @@ public struct PoseWindow: Sendable {
     /// Slot number (since the first pose) of the newest slot.
     private var newestSlot: Int64 = -1
     private var origin: Double?
+    /// Slot numbers stay below 2⁵³ (exact in a Double, far inside Int64): at 240 fps that is over
+    /// a million years.
+    static let slotLimit = 9_007_199_254_740_992.0
+
     /// Slots filled since the start (or the last reset), saturating at `length`.
     public private(set) var filledSlots = 0
 
-    public init(length: Int, framesPerSecond: Double) {
-        precondition(length > 0 && framesPerSecond > 0)
-        self.length = length
-        self.framesPerSecond = framesPerSecond
-        poses = [Pose](repeating: Pose(), count: length)
-        present = [Bool](repeating: false, count: length)
+    /// A window of `length` slots (at least 1) sampled at `rate`.
+    public init(length: Int, rate: FrameRate) {
+        // The length is the classifier's window (its metadata allows 1...1000); never below 1 so
+        // the ring arithmetic is defined even if a caller passes less.
+        self.length = Swift.max(1, length)
+        self.framesPerSecond = rate.framesPerSecond
+        poses = [Pose](repeating: Pose(), count: self.length)
+        present = [Bool](repeating: false, count: self.length)
+    }
+
+    /// A window of `length` slots at `framesPerSecond`; nil when the length is below 1 or the rate
+    /// is not a `FrameRate` (NaN, infinite, outside `FrameRate.supported`).
+    public init?(length: Int, framesPerSecond: Double) {
+        guard length > 0, let rate = FrameRate(framesPerSecond: framesPerSecond) else { return nil }
+        self.init(length: length, rate: rate)
     }
 
     /// Whether every slot has been reached at least once since the start.
@@ -43,8 +57,18 @@ public struct PoseWindow: Sendable {
     /// opened (0 when the frame fell into the newest slot again, which keeps the newer pose).
     @discardableResult
     public mutating func add(_ pose: Pose?, at time: Double) -> Int {
+        // A time that is not a finite number cannot be placed: the frame is dropped.
+        guard time.isFinite else { return 0 }
         if origin == nil { origin = time }
-        let slot = Int64(((time - origin!) * framesPerSecond).rounded())
+        let offset = ((time - origin!) * framesPerSecond).rounded()
+        if offset >= Self.slotLimit {
+            // Too far after the first frame to number (a replay at a tiny --fps, a clock jump):
+            // nothing in the window is recent any more, so start afresh as after a camera restart.
+            reset()
+            return add(pose, at: time)
+        }
+        // Far enough back not to fit is older than every slot, like any clock step back.
+        let slot = offset <= -Self.slotLimit ? Int64.min : Int64(offset)
         if newestSlot >= 0 && slot <= newestSlot {
             // Same slot again (camera faster than the model rate) or clock step back: newest wins.
             if slot == newestSlot { store(pose, at: newest) }

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// posewatch's version, printed by `posewatch --version` and logged at start.
 public enum PosewatchVersion {
@@ -11,7 +14,8 @@ public enum ExitStatus {
     public static let success: Int32 = 0
     /// A run-time failure, or `doctor`: at least one item failed.
     public static let failure: Int32 = 1
-    /// Bad command line or bad input file (unreadable, wrong format).
+    /// Bad command line or bad input file (unreadable, wrong format). ArgumentParser's own
+    /// refusals (64, `EX_USAGE`) are mapped to this by `PosewatchCommand.runAsMain()`.
     public static let usage: Int32 = 2
     /// Configuration error (`EX_CONFIG`): systemd is told not to restart on it.
     public static let configuration: Int32 = 78
@@ -27,4 +31,60 @@ public struct PosewatchCommand: ParsableCommand {
         defaultSubcommand: RunCommand.self)
 
     public init() {}
+}
+
+extension PosewatchCommand {
+    /// The program's entry point: parses the command line and runs the chosen subcommand.
+    ///
+    /// Unlike `main()`, every command-line error (unknown option, missing or bad value, failed
+    /// `validate()`) is one line on standard error and exit status 2 (`ExitStatus.usage`), as the
+    /// README and every `--help` say, rather than ArgumentParser's 64 followed by the usage text.
+    /// `--help` and `--version` still print to standard output and exit 0; a thrown `ExitCode`
+    /// exits with its own status.
+    public static func runAsMain(_ arguments: [String]? = nil) -> Never {
+        let error: any Error
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(ExitStatus.success)
+        } catch let caught {
+            error = caught
+        }
+        finish(withStatus: status(for: error), message: oneLineMessage(for: error), orFullMessageOf: error)
+    }
+
+    /// The exit status for an error that ended the command.
+    static func status(for error: any Error) -> Int32 {
+        if let exitCode = error as? ExitCode { return exitCode.rawValue }
+        let code = exitCode(for: error)
+        // ArgumentParser answers every parsing and validation error with EX_USAGE (64).
+        return code == .validationFailure ? ExitStatus.usage : code.rawValue
+    }
+
+    /// ArgumentParser's message for a command-line error on one line, after "posewatch: "; nil for
+    /// help and version requests (printed in full) and for a bare `ExitCode` (its command has
+    /// already said what went wrong).
+    static func oneLineMessage(for error: any Error) -> String? {
+        if error is ExitCode || exitCode(for: error) == .success { return nil }
+        let text = message(for: error)
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+        guard !lines.isEmpty else { return nil }
+        return "posewatch: " + lines.joined(separator: " ")
+    }
+
+    private static func finish(withStatus status: Int32, message: String?, orFullMessageOf error: any Error) -> Never {
+        if let message {
+            printError(message)
+        } else if status == ExitStatus.success {
+            // --help, --version, `help run`: ArgumentParser prints them to standard output.
+            exit(withError: error)
+        }
+        Glibc.exit(status)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
 }

@@ -80,27 +80,27 @@ public struct CaptureMode: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension FrameInterval {
-    /// "30" or "29.97".
+    /// "30" or "29.97" (any Double: NaN, infinities and huge values are printed as they are).
     static func rounded(_ framesPerSecond: Double) -> String {
-        framesPerSecond == framesPerSecond.rounded() ? "\(Int(framesPerSecond))" : "\((framesPerSecond * 100).rounded() / 100)"
-    }
-
-    /// The interval for a frame rate, as a small fraction (`30` → 1/30, `29.97` → 100/2997).
-    public init(framesPerSecond: Double) {
-        if framesPerSecond == framesPerSecond.rounded(), framesPerSecond >= 1 {
-            self.init(numerator: 1, denominator: UInt32(framesPerSecond))
-        } else {
-            self.init(numerator: 1000, denominator: UInt32((framesPerSecond * 1000).rounded()))
-        }
+        guard framesPerSecond.isFinite, abs(framesPerSecond) < 1e15 else { return "\(framesPerSecond)" }
+        return framesPerSecond == framesPerSecond.rounded() ? "\(Int(framesPerSecond))" : "\((framesPerSecond * 100).rounded() / 100)"
     }
 
     /// When frame `index` of a stream at this interval is due, in nanoseconds from its start
-    /// (exact: no accumulated rounding).
+    /// (exact: no accumulated rounding). A file's interval can be anything up to 2³²−1 s per
+    /// frame (Y4M `F1:4294967295`), so the product is formed in 128 bits and saturates at
+    /// `Int64.max` (about 292 years) instead of overflowing.
     public func presentationTime(ofFrame index: UInt64) -> Int64 {
-        denominator == 0 ? 0 : Int64(index) * Int64(numerator) * 1_000_000_000 / Int64(denominator)
+        guard denominator != 0 else { return 0 }
+        // numerator × 10⁹ < 2³² × 2³⁰ fits in 64 bits; index × that needs up to 128.
+        let product = index.multipliedFullWidth(by: UInt64(numerator) * 1_000_000_000)
+        let divisor = UInt64(denominator)
+        guard product.high < divisor else { return .max }  // the quotient would not fit in 64 bits
+        let quotient = divisor.dividingFullWidth(product).quotient
+        return quotient > UInt64(Int64.max) ? .max : Int64(quotient)
     }
 
-    /// The interval in nanoseconds (0 when unknown).
+    /// The interval in nanoseconds (0 when unknown); at most (2³²−1) × 10⁹, which fits.
     public var nanoseconds: Int64 {
         denominator == 0 ? 0 : Int64(numerator) * 1_000_000_000 / Int64(denominator)
     }
@@ -181,7 +181,8 @@ public struct FrameDecimator: Sendable, Equatable {
     /// `targetFramesPerSecond`; keeps everything unless the camera is faster.
     public init(cameraFramesPerSecond: Double, targetFramesPerSecond: Double) {
         if cameraFramesPerSecond > targetFramesPerSecond * 1.01, targetFramesPerSecond > 0 {
-            self.init(intervalNanoseconds: Int64((1e9 / targetFramesPerSecond).rounded()))
+            // Clamped so an unchecked rate cannot overflow the nanosecond interval.
+            self.init(intervalNanoseconds: FrameRate(clamping: targetFramesPerSecond).intervalNanoseconds)
         } else {
             self.init(intervalNanoseconds: 0)
         }

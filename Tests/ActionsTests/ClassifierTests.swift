@@ -14,7 +14,7 @@ import PoseEstimation
 
     @Test func classifyingAWindowGivesAProbabilityPerLabel() throws {
         let classifier = try ActionClassifier.embedded()
-        var window = PoseWindow(length: classifier.metadata.windowLength, framesPerSecond: classifier.metadata.framesPerSecond)
+        var window = PoseWindow(length: classifier.metadata.windowLength, rate: classifier.metadata.frameRate)
         for frame in 0..<classifier.metadata.windowLength {
             let sway = Float(frame % 10)
             window.add(Pose(keypoints: (0..<17).map { Keypoint(x: 300 + Float($0 % 3) * 20 + sway, y: 100 + Float($0) * 20, score: 0.9) }),
@@ -71,7 +71,7 @@ import PoseEstimation
         let classifier = try ActionClassifier.embedded()
         var windows: [PoseWindow] = []
         for start in stride(from: 0, to: 50, by: 5) {
-            var window = PoseWindow(length: classifier.metadata.windowLength, framesPerSecond: classifier.metadata.framesPerSecond)
+            var window = PoseWindow(length: classifier.metadata.windowLength, rate: classifier.metadata.frameRate)
             for frame in 0..<classifier.metadata.windowLength {
                 window.add(Self.pose(start + frame), at: Double(frame) / classifier.metadata.framesPerSecond)
             }
@@ -129,6 +129,9 @@ import PoseEstimation
         ("\"stride\": 5", "\"stride\": 50", "out of range"),
         ("[0, 5, 6, 11, 12]", "[0, 5, 6]", "shoulders and hips"),
         ("\"frame_rate\": 15, ", "", "'frame_rate'"),
+        ("\"frame_rate\": 15", "\"frame_rate\": 1e-300", "frame_rate must be from 1 to 240 frames per second"),
+        ("\"frame_rate\": 15", "\"frame_rate\": 1e300", "frame_rate must be from 1 to 240 frames per second"),
+        ("\"frame_rate\": 15", "\"frame_rate\": -15", "frame_rate must be from 1 to 240 frames per second"),
     ])
     func badMetadataIsRejectedNamingTheProblem(original: String, replacement: String, expected: String) {
         let text = Self.valid.replacingOccurrences(original, with: replacement)

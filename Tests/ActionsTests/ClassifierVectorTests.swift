@@ -63,7 +63,7 @@ import PoseEstimation
     struct VectorError: Error, CustomStringConvertible { var description: String }
 
     static func window(_ raw: [Float], length: Int) -> PoseWindow {
-        var window = PoseWindow(length: length, framesPerSecond: 15)
+        var window = PoseWindow(length: length, framesPerSecond: 15)!
         for slot in 0..<length {
             let values = raw[(slot * 51)..<(slot * 51 + 51)]
             let pose = values.allSatisfy { $0 == 0 } ? nil : Pose(keypoints: (0..<17).map {

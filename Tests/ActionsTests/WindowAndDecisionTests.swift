@@ -14,7 +14,7 @@ private func pose(_ marker: Float) -> Pose {
     }
 
     @Test func posesFillSlotsInTimeOrderAndTheWindowFillsUp() {
-        var window = PoseWindow(length: 4, framesPerSecond: 10)
+        var window = PoseWindow(length: 4, framesPerSecond: 10)!
         for frame in 0..<3 { window.add(pose(Float(frame)), at: Double(frame) / 10) }
         #expect(!window.isFull)
         window.add(pose(3), at: 0.3)
@@ -25,7 +25,7 @@ private func pose(_ marker: Float) -> Pose {
     }
 
     @Test func droppedFramesLeaveEmptySlotsAtTheirTimes() {
-        var window = PoseWindow(length: 5, framesPerSecond: 10)
+        var window = PoseWindow(length: 5, framesPerSecond: 10)!
         window.add(pose(0), at: 0)
         window.add(pose(1), at: 0.1)
         #expect(window.add(pose(4), at: 0.4) == 3)  // frames at 0.2 and 0.3 never came
@@ -34,7 +34,7 @@ private func pose(_ marker: Float) -> Pose {
     }
 
     @Test func nobodyInAFrameIsAnEmptySlot() {
-        var window = PoseWindow(length: 3, framesPerSecond: 10)
+        var window = PoseWindow(length: 3, framesPerSecond: 10)!
         window.add(pose(0), at: 0)
         window.add(nil, at: 0.1)
         window.add(pose(2), at: 0.2)
@@ -42,7 +42,7 @@ private func pose(_ marker: Float) -> Pose {
     }
 
     @Test func aFasterCameraKeepsTheNewestPoseOfEachSlot() {
-        var window = PoseWindow(length: 3, framesPerSecond: 10)
+        var window = PoseWindow(length: 3, framesPerSecond: 10)!
         window.add(pose(0), at: 0)
         #expect(window.add(pose(1), at: 0.04) == 0)  // rounds to slot 0 again
         window.add(pose(2), at: 0.1)
@@ -50,10 +50,39 @@ private func pose(_ marker: Float) -> Pose {
     }
 
     @Test func aLongGapEmptiesTheWholeWindowWithoutLooping() {
-        var window = PoseWindow(length: 3, framesPerSecond: 10)
+        var window = PoseWindow(length: 3, framesPerSecond: 10)!
         for frame in 0..<3 { window.add(pose(Float(frame)), at: Double(frame) / 10) }
         window.add(pose(9), at: 100)
         #expect(markers(window) == [nil, nil, 9])
+    }
+
+    @Test("A pose window cannot be built from a bad rate or an empty length",
+          arguments: [Double.nan, .infinity, -.infinity, -1, 0, 1e-300, 0.5, 241, 1e300])
+    func aBadRateBuildsNoWindow(_ framesPerSecond: Double) {
+        #expect(PoseWindow(length: 10, framesPerSecond: framesPerSecond) == nil)
+        #expect(PoseWindow(length: 0, framesPerSecond: 15) == nil)
+    }
+
+    @Test("Times that are not finite are dropped without disturbing the window")
+    func nonFiniteTimesAreDropped() {
+        var window = PoseWindow(length: 3, framesPerSecond: 10)!
+        window.add(pose(0), at: 0)
+        for time in [Double.nan, .infinity, -.infinity] { #expect(window.add(pose(5), at: time) == 0) }
+        window.add(pose(1), at: 0.1)
+        #expect(markers(window) == [nil, 0, 1])
+    }
+
+    @Test("A time too far ahead to number starts the window afresh; one too far back is ignored")
+    func absurdTimesDoNotTrap() {
+        // `replay --fps 1e-300` used to stamp frame n at n × 10³⁰⁰ s and trap here.
+        var window = PoseWindow(length: 3, framesPerSecond: 15)!
+        window.add(pose(0), at: 0)
+        window.add(pose(1), at: 1e300)
+        #expect(markers(window) == [nil, nil, 1])
+        #expect(window.newestSlotNumber == 0)
+        #expect(window.add(pose(2), at: -1.7e308) == 0)
+        #expect(window.add(pose(3), at: 1e300 + 1e286) == 1)  // 10²⁸⁶ s later is still too far: afresh again
+        #expect(markers(window) == [nil, nil, 3])
     }
 }
 

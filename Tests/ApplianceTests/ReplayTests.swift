@@ -186,4 +186,22 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
         #expect(result.status == 78)
         #expect(result.error.contains("confidence_threshold"))
     }
+
+    @Test("A broken .npy keypoint file is refused in one line naming its path once", arguments: [
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 17, 3), ",
+        "{'descr': '<f4', 'fortran_order': 'yes', 'shape': (1, 17, 3), }",
+        "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 17, 3), }",
+    ])
+    func brokenKeypointFilesNameThePathOnce(_ header: String) throws {
+        let path = directory + "/broken.npy"
+        let headerBytes = Array(header.utf8)
+        let bytes = [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(headerBytes.count), 0] + headerBytes + [UInt8](repeating: 0, count: 51 * 4)
+        let file = fopen(path, "wb")!
+        fwrite(bytes, 1, bytes.count, file)
+        fclose(file)
+        let result = PosewatchProcess.run(["replay", path, "--fps", "15", "--config", "/dev/null"])
+        #expect(result.status == 2)
+        #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+        #expect(result.error.components(separatedBy: "broken.npy").count == 2, "\(result.error)")
+    }
 }

@@ -1,49 +1,63 @@
 #!/bin/sh
-# Builds the libFuzzer targets with swiftc and the toolchain's clang (SwiftPM has no fuzzer product
-# type): the modules each target needs are compiled from Sources/ with the fuzzer and
-# AddressSanitizer instrumentation, optimised (-O, as the release binary), then linked with the
-# target's harness. C targets get a module map of their own in $OUT/modules/<name>.
+# Builds the libFuzzer targets with swiftc (SwiftPM has no fuzzer product type): the modules they
+# need are compiled from Sources/ into objects with the fuzzer and AddressSanitizer
+# instrumentation (C targets with clang, into static archives with module maps), then each
+# target is linked with them. Release-style code (-O), as the fuzz runner needs for speed.
 # Usage: Tests/Fuzz/build.sh [OUTPUT_DIR]   (run from the package root; default .build-fuzz)
+# Targets: add a swiftc line at the end; run them with Tests/Fuzz/run-fuzz.sh.
 set -eu
 OUT=${1:-.build-fuzz}
+mkdir -p "$OUT"
 ROOT=$(pwd)
-mkdir -p "$OUT/modules"
 FLAGS="-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6"
-CFLAGS="-fsanitize=fuzzer-no-link,address -O2 -g"
+CFLAGS="-fsanitize=fuzzer-no-link,address -g"
+AR=$(command -v llvm-ar || command -v ar)
 
-# c_target NAME HEADER [extra clang flags]: objects of Sources/NAME/*.c and a module map for Swift.
-c_target() {
-  name=$1 header=$2
-  shift 2
-  mkdir -p "$OUT/modules/$name"
-  printf 'module %s {\n  header "%s/Sources/%s/include/%s"\n  export *\n}\n' "$name" "$ROOT" "$name" "$header" \
-    > "$OUT/modules/$name/module.modulemap"
-  for source in "Sources/$name"/*.c; do
-    clang $CFLAGS "$@" -I "Sources/$name/include" -c "$source" -o "$OUT/$name-$(basename "$source" .c).o"
+# c_module NAME [CLANG FLAG...]: Sources/NAME/*.c → $OUT/libNAME.a, and $OUT/NAME/module.modulemap
+# for its include/ directory (what SwiftPM generates), so `-I $OUT/NAME` makes `import NAME` work.
+c_module() {
+  name=$1; shift
+  mkdir -p "$OUT/$name"
+  printf 'module %s {\n    umbrella "%s/Sources/%s/include"\n    export *\n}\n' "$name" "$ROOT" "$name" >"$OUT/$name/module.modulemap"
+  rm -f "$OUT/lib$name.a"
+  for source in Sources/"$name"/*.c; do
+    clang $CFLAGS "$@" -I "Sources/$name/include" -c "$source" -o "$OUT/$name/$(basename "$source" .c).o"
   done
+  "$AR" rcs "$OUT/lib$name.a" "$OUT/$name"/*.o
 }
 
-# swift_module NAME SOURCES…: a wmo object and its .swiftmodule (internals visible to @testable).
-swift_module() {
-  name=$1
-  shift
-  swiftc $FLAGS -enable-testing -module-name "$name" -I "$OUT" -I "$OUT/modules/CLinuxSystem" -I "$OUT/modules/CKernels" \
-    -wmo -emit-module -emit-module-path "$OUT/$name.swiftmodule" -c "$@" -o "$OUT/$name.o"
-}
+c_module CLinuxSystem -O2
+c_module CKernels -O3
+C_MODULES="-I $OUT/CLinuxSystem -I $OUT/CKernels"
+C_LIBRARIES="$OUT/libCKernels.a $OUT/libCLinuxSystem.a -lm"
 
-c_target CLinuxSystem clinuxsystem.h
-c_target CKernels ckernels.h -O3
-swift_module LinuxSystem Sources/LinuxSystem/*.swift
-swift_module InferenceCore $(find Sources/InferenceCore -name '*.swift')
-CORE="$OUT/LinuxSystem.o $OUT/InferenceCore.o $OUT/CLinuxSystem-*.o $OUT/CKernels-*.o -lm"
+swiftc $FLAGS -module-name LinuxSystem $C_MODULES -wmo -emit-module -emit-module-path "$OUT/LinuxSystem.swiftmodule" \
+  -c Sources/LinuxSystem/*.swift -o "$OUT/LinuxSystem.o"
+# -enable-testing: fuzz-model-invoke reads the model's constant ranges through @testable import.
+swiftc $FLAGS -enable-testing -module-name InferenceCore -I "$OUT" $C_MODULES -wmo -emit-module -emit-module-path "$OUT/InferenceCore.swiftmodule" \
+  -c $(find Sources/InferenceCore -name '*.swift') -o "$OUT/InferenceCore.o"
+swiftc $FLAGS -module-name FuzzLoader -I "$OUT" $C_MODULES Tests/Fuzz/LoaderFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
+  $C_LIBRARIES -o "$OUT/fuzz-loader"
+echo "built $OUT/fuzz-loader"
+swiftc $FLAGS -module-name FuzzNumPy -I "$OUT" $C_MODULES Tests/Fuzz/NumPyFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
+  $C_LIBRARIES -o "$OUT/fuzz-numpy"
+echo "built $OUT/fuzz-numpy"
+swiftc $FLAGS -module-name FuzzModelInvoke -I "$OUT" $C_MODULES Tests/Fuzz/ModelInvokeFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
+  $C_LIBRARIES -o "$OUT/fuzz-model-invoke"
+echo "built $OUT/fuzz-model-invoke"
 
-# harness NAME FILE: links one target against the core.
-harness() {
-  swiftc $FLAGS -module-name "$(echo "$1" | tr - _)" -I "$OUT" -I "$OUT/modules/CLinuxSystem" -I "$OUT/modules/CKernels" \
-    "$2" $CORE -o "$OUT/$1"
-  echo "built $OUT/$1"
-}
+# Capture and PoseEstimation (frames, poses), for targets above the inference core.
+c_module CV4L2 -O2
+CAPTURE_MODULES="$C_MODULES -I $OUT/CV4L2 -I Sources/CLibV4L2 -I Sources/CLibJPEG"
+CAPTURE_LIBRARIES="$OUT/libCV4L2.a -lv4l2 -lv4lconvert -ljpeg $C_LIBRARIES"
+swiftc $FLAGS -module-name Capture -I "$OUT" $CAPTURE_MODULES -wmo -emit-module -emit-module-path "$OUT/Capture.swiftmodule" \
+  -c Sources/Capture/*.swift -o "$OUT/Capture.o"
+swiftc $FLAGS -module-name PoseEstimation -I "$OUT" $CAPTURE_MODULES -wmo -emit-module -emit-module-path "$OUT/PoseEstimation.swiftmodule" \
+  -c $(find Sources/PoseEstimation -name '*.swift') -o "$OUT/PoseEstimation.o"
+CAPTURE_OBJECTS="$OUT/LinuxSystem.o $OUT/InferenceCore.o $OUT/Capture.o $OUT/PoseEstimation.o"
 
-harness fuzz-loader Tests/Fuzz/LoaderFuzz.swift
-harness fuzz-numpy Tests/Fuzz/NumPyFuzz.swift
-harness fuzz-model-invoke Tests/Fuzz/ModelInvokeFuzz.swift
+# replay's keypoint-file path: the Appliance sources it uses, compiled into the target itself.
+swiftc $FLAGS -module-name FuzzKeypoints -I "$OUT" $CAPTURE_MODULES Tests/Fuzz/KeypointFuzz.swift \
+  Sources/Appliance/Replay/KeypointFile.swift Sources/Appliance/Inputs/FrameInput.swift $CAPTURE_OBJECTS \
+  $CAPTURE_LIBRARIES -o "$OUT/fuzz-keypoints"
+echo "built $OUT/fuzz-keypoints"

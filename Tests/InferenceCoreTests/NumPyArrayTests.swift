@@ -1,4 +1,6 @@
 import Testing
+import Glibc
+import Foundation
 import InferenceCore
 
 @Suite struct NumPyArrayTests {
@@ -38,5 +40,89 @@ import InferenceCore
         let file = [0x93] + Array("NUMPY".utf8) + [2, 0, UInt8(header.utf8.count), 0, 0, 0] + Array(header.utf8) + [5, 251]
         let array = try NumPyArray(parsing: file)
         #expect(array.elementType == .int8 && array.shape == [2] && array.bytes == [5, 251])
+    }
+
+    /// A version 1.0 file with this header text and these data bytes.
+    static func file(header: String, data: [UInt8] = [UInt8](repeating: 0, count: 8)) -> [UInt8] {
+        let bytes = Array(header.utf8)
+        return [0x93] + Array("NUMPY".utf8) + [1, 0, UInt8(bytes.count & 0xFF), UInt8(bytes.count >> 8)] + bytes + data
+    }
+
+    static func message(parsing file: [UInt8]) -> String? {
+        do {
+            _ = try NumPyArray(parsing: file)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test("Headers written the ways NumPy and Python 2 NumPy write them are read")
+    func wellFormedHeadersAreRead() throws {
+        let headers = [
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }          \n",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n",
+            "{\"descr\": \"<f4\", \"shape\": (1, 2), \"fortran_order\": False}",
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2L,), }\n",
+            "{ 'descr' : '<f4' ,\t'fortran_order' : False , 'shape' : ( 1 , 2 , ) , }\n",
+        ]
+        for header in headers {
+            let array = try NumPyArray(parsing: Self.file(header: header))
+            #expect(array.elementType == .float32 && array.elementCount == 2, "\(header)")
+        }
+    }
+
+    @Test("A header that is not a complete, valid dict literal is refused, saying what is wrong", arguments: [
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), ", "no closing '}'"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", "no closing '}'"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)\n", "no closing '}'"),
+        ("'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", "does not start with '{'"),
+        ("{'descr': '<f4', 'fortran_order': 'yes', 'shape': (2,), }", "'fortran_order' must be True or False"),
+        ("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", "'fortran_order' must be True or False"),
+        ("{'descr': '<f4', 'fortran_order': Falsey, 'shape': (2,), }", "'fortran_order' must be True or False"),
+        ("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", "Fortran (column-major) order"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", "'shape' must be a tuple"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", "'shape' must be a tuple"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': [2], }", "'shape' must be a tuple"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", "unexpected key 'extra'"),
+        ("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", "'descr' twice"),
+        ("{'descr': '<f4', 'shape': (2,)}", "no 'fortran_order'"),
+        ("{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2,)}", "structured dtypes"),
+        ("{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}", "',' or '}' expected"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} junk", "text after its closing '}'"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999,)}", "dimension above 2147483648"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (65536, 65536)}", "more than 2147483648 elements"),
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3000000000)}", "dimension above 2147483648"),
+    ] as [(String, String)])
+    func malformedHeadersAreRefused(header: String, expected: String) {
+        let message = Self.message(parsing: Self.file(header: header))
+        #expect(message?.contains(expected) == true, "\(header) → \(message ?? "accepted")")
+    }
+
+    @Test("The data must be exactly as long as the shape says")
+    func dataLengthMustMatch() {
+        let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n"
+        #expect(Self.message(parsing: Self.file(header: header, data: [UInt8](repeating: 0, count: 8))) == nil)
+        #expect(Self.message(parsing: Self.file(header: header, data: [UInt8](repeating: 0, count: 7)))?.contains("shorter") == true)
+        #expect(Self.message(parsing: Self.file(header: header, data: [UInt8](repeating: 0, count: 9)))?.contains("longer") == true)
+    }
+
+    @Test("A file's errors name its path once")
+    func readErrorsNameThePathOnce() throws {
+        let path = "/tmp/posewatch-npy-test-\(getpid()).npy"
+        defer { unlink(path) }
+        let file = fopen(path, "wb")!
+        let bytes = Self.file(header: "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)")
+        fwrite(bytes, 1, bytes.count, file)
+        fclose(file)
+        for target in [path, path + ".missing"] {
+            do {
+                _ = try NumPyArray.read(contentsOf: target)
+                Issue.record("\(target) was read")
+            } catch {
+                #expect(error.message.hasPrefix(target + ": "), "\(error.message)")
+                #expect(error.message.components(separatedBy: "posewatch-npy-test").count == 2, "\(error.message)")
+            }
+        }
     }
 }

@@ -19,14 +19,14 @@ struct BenchCommand: ParsableCommand {
     @Argument(help: "The .tflite model file.")
     var model: String
 
-    @Option(help: "Threads per invoke (default: one per online CPU).")
-    var threads: Int?
+    @Option(parsing: .unconditional, help: "Threads per invoke (default: one per online CPU; \(CommandLineLimits.threads.rangeText)).")
+    var threads: CommandLineNumber<Int>?
 
-    @Option(help: "Timed invokes.")
-    var iterations: Int = 100
+    @Option(parsing: .unconditional, help: "Timed invokes (\(CommandLineLimits.benchIterations.rangeText)).")
+    var iterations = CommandLineNumber<Int>(100)
 
-    @Option(help: "Untimed invokes first.")
-    var warmup: Int = 10
+    @Option(parsing: .unconditional, help: "Untimed invokes first (\(CommandLineLimits.benchWarmup.rangeText)).")
+    var warmup = CommandLineNumber<Int>(10)
 
     @Option(help: "Kernel variant: reference, or an optimised one (\(KernelVariant.allCases.dropFirst().map(\.rawValue).joined(separator: ", "))); default: the best this CPU supports.")
     var variant: String?
@@ -34,9 +34,16 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "List the kernel each operator runs, with its median time per invoke, and the time per kernel.")
     var kernels = false
 
+    func validate() throws {
+        _ = try CommandLineLimits.threads.check(threads)
+        _ = try CommandLineLimits.benchIterations.check(iterations)
+        _ = try CommandLineLimits.benchWarmup.check(warmup)
+    }
+
     func run() throws {
-        guard iterations > 0, warmup >= 0 else { throw failWithBadInput("--iterations must be positive, --warmup not negative") }
-        if let threads, threads < 1 { throw failWithBadInput("--threads must be at least 1") }
+        let threads = try CommandLineLimits.threads.check(self.threads)
+        let iterations = try CommandLineLimits.benchIterations.check(self.iterations)
+        let warmup = try CommandLineLimits.benchWarmup.check(self.warmup)
         var registry = KernelRegistry(threadCount: threads)
         if let variant {
             guard let chosen = KernelVariant(rawValue: variant) else {

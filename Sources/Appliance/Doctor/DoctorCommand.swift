@@ -26,13 +26,11 @@ struct DoctorCommand: ParsableCommand {
     @Option(help: "LED backend to check: gpio or console.")
     var leds: String?
 
-    @Option(help: "The action model's frame rate the camera mode is negotiated for (default: the classifier's, 15).")
-    var fps: Double?
+    @Option(parsing: .unconditional, help: "The action model's frame rate the camera mode is negotiated for (default: the classifier's, 15; \(CommandLineLimits.framesPerSecond.rangeText) fps).")
+    var fps: CommandLineNumber<Double>?
 
     func validate() throws {
-        if let fps, !(fps > 0 && fps <= 240) {
-            throw ValidationError("--fps must be between 0 and 240, not \(fps)")
-        }
+        _ = try CommandLineLimits.framesPerSecond.check(fps)
         if let leds, LEDBackend(rawValue: leds) == nil {
             throw ValidationError("--leds must be 'gpio' or 'console', not '\(leds)'")
         }
@@ -58,7 +56,7 @@ struct DoctorCommand: ParsableCommand {
         observations.configurationFile = configurationFile
         var captureRequest = CaptureRequest()
         // The camera is asked for the classifier's frame rate (what `run` does).
-        captureRequest.framesPerSecond = fps ?? Self.classifierFramesPerSecond(configuration) ?? 15
+        captureRequest.framesPerSecond = try CommandLineLimits.framesPerSecond.check(fps) ?? Self.classifierFramesPerSecond(configuration) ?? 15
         let report = Diagnosis.report(observations, configuration: configuration, captureRequest: captureRequest)
         if json {
             print(report.json(version: PosewatchVersion.current).serialized())

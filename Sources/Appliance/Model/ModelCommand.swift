@@ -89,18 +89,20 @@ struct ModelRunCommand: ParsableCommand {
     @Option(help: "A directory to write every output to, as output_<i>.npy.")
     var outputDir: String?
 
-    @Option(name: .customLong("repeat"), help: "Run this many times (the outputs of the last run are written); reports the mean time.")
-    var repetitions: Int = 1
+    @Option(name: .customLong("repeat"), parsing: .unconditional,
+            help: "Run this many times (the outputs of the last run are written); reports the mean time (\(CommandLineLimits.modelRepetitions.rangeText)).")
+    var repetitions = CommandLineNumber<Int>(1)
 
     func validate() throws {
         // Bad command lines exit with ExitStatus.usage (2) like bad input files, in one line.
         if (output == nil) == (outputDir == nil) {
             throw failWithBadInput("model run: give exactly one of --output OUT.npy and --output-dir DIR")
         }
-        if repetitions < 1 { throw failWithBadInput("model run: --repeat must be at least 1") }
+        _ = try CommandLineLimits.modelRepetitions.check(repetitions)
     }
 
     func run() throws {
+        let repetitions = try CommandLineLimits.modelRepetitions.check(self.repetitions)
         let (_, interpreter) = try loadForCommand(model)
         guard inputs.count == interpreter.inputCount else {
             throw failWithBadInput("the model has \(interpreter.inputCount) inputs but \(inputs.count) --input files were given")

@@ -22,10 +22,10 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Replay a built-in made-up session (squats, then jumping jacks) through the built-in classifier: no camera or model needed.")
     var demo = false
 
-    @Option(help: "Frame rate of a keypoint file or MJPEG clip (Y4M files carry their own).")
-    var fps: Double?
+    @Option(parsing: .unconditional, help: "Frame rate of a keypoint file or MJPEG clip (Y4M files carry their own; \(CommandLineLimits.framesPerSecond.rangeText) fps).")
+    var fps: CommandLineNumber<Double>?
 
-    @Option(help: "Frame size WxH of a keypoint file (informational; coordinates are pixels).")
+    @Option(parsing: .unconditional, help: "Frame size WxH of a keypoint file (informational; coordinates are pixels; each side \(CommandLineLimits.frameSide.rangeText) pixels).")
     var frameSize: String?
 
     @Option(help: "Config file (default: \(ApplianceConfiguration.defaultPath) if present).")
@@ -49,14 +49,17 @@ struct ReplayCommand: ParsableCommand {
     func validate() throws {
         guard (input == nil) == demo else { throw ValidationError("give an input file, or --demo") }
         guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
-        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be between 0 and 240") }
+        _ = try CommandLineLimits.framesPerSecond.check(fps)
         if let action, ActionLabel(rawValue: action) == nil {
             throw ValidationError("--action must be one of \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
         }
-        if let frameSize, FrameSize(frameSize) == nil { throw ValidationError("--frame-size must look like 640x480, not '\(frameSize)'") }
+        if let frameSize, FrameSize(frameSize) == nil {
+            throw ValidationError("--frame-size must look like 640x480, each side from \(CommandLineLimits.frameSide.rangeText) pixels, not '\(frameSize)'")
+        }
     }
 
     func run() throws {
+        let fps = try CommandLineLimits.framesPerSecond.check(self.fps)
         let configuration: ApplianceConfiguration
         do { configuration = try ApplianceConfiguration.load(path: config) } catch {
             printError("posewatch replay: \(error)")
@@ -84,7 +87,7 @@ struct ReplayCommand: ParsableCommand {
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
             } else if let input {
                 let source = try FrameInput.file(input, framesPerSecond: fps)
-                var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration)
+                var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
                 estimator.smartCropping = configuration.smartCropping && !noSmartCropping
                 var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
                 try source.read(with: &replayer)
@@ -95,6 +98,11 @@ struct ReplayCommand: ParsableCommand {
         } catch let error as ModelRunFailure {
             printError("posewatch replay: \(error)")
             throw ExitCode(ExitStatus.failure)
+        } catch let error as ModelLoadingError {
+            // A model named in the config (or the package's default) is a configuration error,
+            // 78 as in `run`; one given with --pose-model/--classifier-model is a bad argument.
+            printError("posewatch replay: \(error)")
+            throw ExitCode(error.exitStatus)
         }
     }
 
@@ -140,7 +148,9 @@ struct FrameSize {
     var height: Int
     init?(_ text: String) {
         let parts = text.split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        let sides = CommandLineLimits.frameSide.range
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              sides.contains(width), sides.contains(height) else { return nil }
         self.width = width
         self.height = height
     }

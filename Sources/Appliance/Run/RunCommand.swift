@@ -30,10 +30,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Play a Y4M or MJPEG file in real time instead of a camera (demos, soak tests).")
     var input: String?
 
-    @Option(help: "Frame rate of an MJPEG --input.")
-    var fps: Double?
+    @Option(parsing: .unconditional, help: "Frame rate of an MJPEG --input (\(CommandLineLimits.framesPerSecond.rangeText) fps).")
+    var fps: CommandLineNumber<Double>?
 
     func validate() throws {
+        _ = try CommandLineLimits.framesPerSecond.check(fps)
         if let leds, LEDBackend(rawValue: leds) == nil { throw ValidationError("--leds must be 'gpio' or 'console', not '\(leds)'") }
         if device != nil && input != nil { throw ValidationError("give --device or --input, not both") }
     }
@@ -75,7 +76,7 @@ struct RunCommand: ParsableCommand {
     }
 
     private static func loadPoseEstimator(_ configuration: ApplianceConfiguration, logger: Logger) throws -> MoveNetEstimator {
-        do { return try ModelLoading.poseEstimator(path: nil, configuration: configuration) } catch {
+        do { return try ModelLoading.poseEstimator(path: nil, configuration: configuration, commandHasOption: false) } catch {
             logger.critical("\(error)", LogFields(event: .config))
             throw ExitCode(ExitStatus.configuration)
         }
@@ -96,7 +97,8 @@ struct RunCommand: ParsableCommand {
         let notifier = ServiceNotifier.fromEnvironment()
         if let input {
             let kind: FrameInput
-            do { kind = try FrameInput.file(input, framesPerSecond: fps) } catch {
+            let framesPerSecond = try CommandLineLimits.framesPerSecond.check(fps)
+            do { kind = try FrameInput.file(input, framesPerSecond: framesPerSecond) } catch {
                 logger.critical("\(error)", LogFields(event: .config))
                 throw ExitCode(ExitStatus.usage)
             }

@@ -19,11 +19,11 @@ struct SnapshotCommand: ParsableCommand {
     @Option(help: "A Y4M or MJPEG file instead of a camera.")
     var input: String?
 
-    @Option(help: "Take the first frame at or after this many seconds (files: the file's timeline; cameras: after start-up).")
-    var at: Double = 1.0
+    @Option(parsing: .unconditional, help: "Take the first frame at or after this many seconds (files: the file's timeline; cameras: after start-up; \(CommandLineLimits.snapshotSeconds.rangeText)).")
+    var at = CommandLineNumber<Double>(1)
 
-    @Option(help: "Frame rate of an MJPEG input (Y4M files carry their own).")
-    var fps: Double?
+    @Option(parsing: .unconditional, help: "Frame rate of an MJPEG input (Y4M files carry their own; \(CommandLineLimits.framesPerSecond.rangeText) fps).")
+    var fps: CommandLineNumber<Double>?
 
     @Option(help: "Path of the pose model (MoveNet Lightning int8).")
     var poseModel: String = ApplianceConfiguration().poseModelPath
@@ -33,10 +33,13 @@ struct SnapshotCommand: ParsableCommand {
 
     func validate() throws {
         guard (device == nil) != (input == nil) else { throw ValidationError("give exactly one of --device or --input") }
-        guard at >= 0 else { throw ValidationError("--at must not be negative") }
+        _ = try CommandLineLimits.snapshotSeconds.check(at)
+        _ = try CommandLineLimits.framesPerSecond.check(fps)
     }
 
     func run() throws {
+        let at = try CommandLineLimits.snapshotSeconds.check(self.at)
+        let fps = try CommandLineLimits.framesPerSecond.check(self.fps)
         do {
             let source: FrameInput = try device.map { .camera(device: $0) } ?? FrameInput.file(input!, framesPerSecond: fps)
             var estimator: MoveNetEstimator

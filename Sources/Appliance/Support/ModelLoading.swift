@@ -24,24 +24,34 @@ enum ModelLoading {
     }
 
     /// The classifier `classifierSource` picks, loaded and checked against its metadata.
-    static func classifier(path: String?, configuration: ApplianceConfiguration) throws(InputError) -> ActionClassifier {
+    static func classifier(path: String?, configuration: ApplianceConfiguration) throws(ModelLoadingError) -> ActionClassifier {
         do {
             switch classifierSource(path: path, configuration: configuration) {
             case .file(let file): return try ActionClassifier(modelPath: file)
             case .builtIn: return try ActionClassifier.embedded()
             }
         } catch {
-            throw InputError(error.description)
+            throw ModelLoadingError(error.description, fromCommandLine: path != nil)
         }
     }
 
-    /// MoveNet from `path` (a command-line override) or the configured path.
-    static func poseEstimator(path: String?, configuration: ApplianceConfiguration) throws(InputError) -> MoveNetEstimator {
+    /// MoveNet from `path` (given with the command's `--pose-model`) or the configured path.
+    /// `commandHasOption`: whether the command offers `--pose-model`, so the message only
+    /// suggests what the user can actually do.
+    static func poseEstimator(path: String?, configuration: ApplianceConfiguration,
+                              commandHasOption: Bool) throws(ModelLoadingError) -> MoveNetEstimator {
         let modelPath = path ?? configuration.poseModelPath
         guard fileExists(modelPath) else {
-            throw InputError("pose model \(modelPath) is missing: install the posewatch package (it downloads MoveNet and checks its sha256) or pass --pose-model")
+            if path != nil { throw ModelLoadingError("pose model \(modelPath) (--pose-model) does not exist", fromCommandLine: true) }
+            let remedies = ["set models.pose in the config file to the MoveNet .tflite",
+                            "install the posewatch package (it downloads MoveNet and checks its sha256)"]
+                + (commandHasOption ? ["pass --pose-model"] : [])
+            throw ModelLoadingError("pose model \(modelPath) is missing: \(remedies.dropLast().joined(separator: ", ")) or \(remedies.last!)",
+                                    fromCommandLine: false)
         }
-        do { return try MoveNetEstimator(modelPath: modelPath) } catch { throw InputError(error.description) }
+        do { return try MoveNetEstimator(modelPath: modelPath) } catch {
+            throw ModelLoadingError(error.description, fromCommandLine: path != nil)
+        }
     }
 
     static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
@@ -52,4 +62,20 @@ enum ModelLoading {
 struct ModelRunFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Why a model could not be loaded, and whose mistake it is: a path given on the command line is
+/// a bad argument (exit 2); the configured path (or the package's default) is a configuration
+/// problem (exit 78: systemd does not restart, and `replay` answers as `run` does).
+struct ModelLoadingError: Error, CustomStringConvertible {
+    let description: String
+    let fromCommandLine: Bool
+
+    init(_ description: String, fromCommandLine: Bool) {
+        self.description = description
+        self.fromCommandLine = fromCommandLine
+    }
+
+    /// `ExitStatus.usage` or `ExitStatus.configuration`.
+    var exitStatus: Int32 { fromCommandLine ? ExitStatus.usage : ExitStatus.configuration }
 }

@@ -7,8 +7,9 @@ import LinuxSystem
 
 /// A NumPy `.npy` array (format versions 1.0, 2.0 and 3.0): dtype, shape, little-endian C-order bytes.
 ///
-/// The parser checks everything (magic, header length, dictionary syntax, dtype, shape overflow,
-/// data length) and never traps on malformed input, so it is safe on files from anywhere.
+/// The parser checks everything (magic, header length, the header as a complete Python dict
+/// literal, dtype, C order, shape bounds, exact data length) and never traps on malformed input,
+/// so it is safe on files from anywhere.
 public struct NumPyArray: Sendable, Equatable {
     /// The element type (`<f4` → float32, `|i1` → int8, ...).
     public var elementType: TensorElementType
@@ -65,67 +66,200 @@ public struct NumPyArray: Sendable, Equatable {
         guard headerLength <= data.count - headerStart else {
             throw FormatError(".npy header of \(headerLength) bytes runs past the end of the file")
         }
-        let header = String(decoding: data[headerStart..<(headerStart + headerLength)], as: UTF8.self)
-        guard let descr = Self.value(of: "descr", in: header) else { throw FormatError(".npy header has no 'descr'") }
-        let descriptor = descr.trimmingQuotes()
-        guard let type = Self.descriptors.first(where: { $0.0 == descriptor })?.1 else {
-            throw FormatError(".npy dtype \(descr) is not supported (little-endian numbers and bool only)")
+        let header = try Header(parsing: data[headerStart..<(headerStart + headerLength)])
+        guard let type = Self.descriptors.first(where: { $0.0 == header.descriptor })?.1 else {
+            throw FormatError(".npy dtype '\(header.descriptor)' is not supported (little-endian numbers and bool only)")
         }
-        guard let fortran = Self.value(of: "fortran_order", in: header) else {
-            throw FormatError(".npy header has no 'fortran_order'")
+        guard !header.isFortranOrder else {
+            throw FormatError(".npy array is in Fortran (column-major) order, which is not supported: save np.ascontiguousarray(array) instead")
         }
-        guard let shapeText = Self.value(of: "shape", in: header) else { throw FormatError(".npy header has no 'shape'") }
-        var dimensions: [Int] = []
-        let inner = shapeText.drop { $0 == "(" }.prefix { $0 != ")" }
-        for part in inner.split(separator: ",") {
-            let trimmed = part.filter { $0 != " " && $0 != "L" }
-            if trimmed.isEmpty { continue }
-            guard let value = Int(trimmed), value >= 0 else { throw FormatError(".npy shape \(shapeText) is invalid") }
-            dimensions.append(value)
-        }
-        guard dimensions.count <= 32 else { throw FormatError(".npy shape has too many dimensions") }
-        if fortran.hasPrefix("True") && dimensions.filter({ $0 > 1 }).count > 1 {
-            throw FormatError(".npy arrays in Fortran order are not supported")
-        }
+        let dimensions = header.shape
         var count = 1
         for dimension in dimensions {
             let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
-            guard !overflow else { throw FormatError(".npy shape \(dimensions) is too large") }
+            guard !overflow, product <= Self.maximumElementCount else {
+                throw FormatError(".npy shape \(dimensions) has more than \(Self.maximumElementCount) elements")
+            }
             count = product
         }
         let size = type.byteSize ?? 1
-        let (byteCount, overflow) = count.multipliedReportingOverflow(by: size)
+        let byteCount = count * size  // at most 2³¹ × 8: no overflow
         let dataStart = headerStart + headerLength
-        guard !overflow, byteCount <= data.count - dataStart else {
-            throw FormatError(".npy data is shorter than shape \(dimensions) of \(type) needs")
+        let available = data.count - dataStart
+        guard byteCount == available else {
+            throw FormatError(available < byteCount
+                ? ".npy data is \(available) bytes, shorter than the \(byteCount) that shape \(dimensions) of \(type) needs"
+                : ".npy data is \(available) bytes, longer than the \(byteCount) that shape \(dimensions) of \(type) holds")
         }
         elementType = type
         shape = dimensions
         bytes = Array(data[dataStart..<(dataStart + byteCount)])
     }
 
-    /// The text after `'key':` up to the next top-level comma or closing brace.
-    static func value(of key: String, in header: String) -> String? {
-        let characters = Array(header)
-        let needle = Array("'\(key)'")
-        guard characters.count >= needle.count,
-            let start = (0...(characters.count - needle.count)).first(where: { Array(characters[$0..<($0 + needle.count)]) == needle })
-        else { return nil }
-        var position = start + needle.count
-        while position < characters.count, characters[position] == " " { position += 1 }
-        guard position < characters.count, characters[position] == ":" else { return nil }
-        position += 1
-        var depth = 0
-        var result = ""
-        while position < characters.count {
-            let character = characters[position]
-            if character == "(" { depth += 1 }
-            if character == ")" { depth -= 1 }
-            if depth <= 0 && (character == "," || character == "}") { break }
-            result.append(character)
-            position += 1
+    /// The most elements an array may have: 2³¹ (8 GiB of float32, more memory than a Raspberry Pi
+    /// has; TFLite tensors count elements in 32 bits). Also the limit for any one dimension, so a
+    /// zero elsewhere in the shape cannot smuggle in an absurd number.
+    public static let maximumElementCount = 1 << 31
+
+    /// The most dimensions (NumPy 1.x's limit is 32).
+    public static let maximumDimensionCount = 32
+
+    /// The header: the Python dict literal NumPy writes, `{'descr': '<f4', 'fortran_order': False,
+    /// 'shape': (2, 3), }`, followed by spaces and a newline. Read strictly, as NumPy's own reader
+    /// does: exactly these three keys, each once; `descr` a string, `fortran_order` the literal
+    /// True or False, `shape` a tuple of non-negative integers; the closing brace present and only
+    /// whitespace after it.
+    struct Header {
+        var descriptor: String
+        var isFortranOrder: Bool
+        var shape: [Int]
+
+        init(parsing text: ArraySlice<UInt8>) throws(FormatError) {
+            var reader = HeaderReader(bytes: text)
+            var descriptor: String?, fortranOrder: Bool?, shape: [Int]?
+            try reader.expect(UInt8(ascii: "{"), "does not start with '{'")
+            let unfinished = FormatError(".npy header is not a complete dictionary: it has no closing '}'")
+            while true {
+                reader.skipWhitespace()
+                if reader.take(UInt8(ascii: "}")) { break }
+                guard !reader.isAtEnd else { throw unfinished }
+                let key = try reader.string(what: "a key")
+                reader.skipWhitespace()
+                try reader.expect(UInt8(ascii: ":"), "has no ':' after '\(key)'")
+                reader.skipWhitespace()
+                switch key {
+                case "descr":
+                    guard descriptor == nil else { throw FormatError(".npy header has 'descr' twice") }
+                    guard reader.peek == UInt8(ascii: "'") || reader.peek == UInt8(ascii: "\"") else {
+                        throw FormatError(".npy header: 'descr' is not a dtype string (structured dtypes are not supported)")
+                    }
+                    descriptor = try reader.string(what: "'descr'")
+                case "fortran_order":
+                    guard fortranOrder == nil else { throw FormatError(".npy header has 'fortran_order' twice") }
+                    fortranOrder = try reader.boolean(what: "'fortran_order'")
+                case "shape":
+                    guard shape == nil else { throw FormatError(".npy header has 'shape' twice") }
+                    shape = try reader.shape()
+                default:
+                    throw FormatError(".npy header has an unexpected key '\(key)' (only 'descr', 'fortran_order' and 'shape')")
+                }
+                reader.skipWhitespace()
+                if reader.take(UInt8(ascii: ",")) { continue }
+                guard !reader.isAtEnd else { throw unfinished }
+                try reader.expect(UInt8(ascii: "}"), "is not a complete dictionary: ',' or '}' expected after '\(key)'")
+                break
+            }
+            reader.skipWhitespace()
+            guard reader.isAtEnd else { throw FormatError(".npy header has text after its closing '}'") }
+            guard let descriptor else { throw FormatError(".npy header has no 'descr'") }
+            guard let fortranOrder else { throw FormatError(".npy header has no 'fortran_order'") }
+            guard let shape else { throw FormatError(".npy header has no 'shape'") }
+            self.descriptor = descriptor
+            self.isFortranOrder = fortranOrder
+            self.shape = shape
         }
-        return result.trimmingCharacters()
+    }
+
+    /// Reads the tokens of a header's Python literals from its bytes.
+    struct HeaderReader {
+        let bytes: ArraySlice<UInt8>
+        var position: Int
+
+        init(bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
+            position = bytes.startIndex
+        }
+
+        var isAtEnd: Bool { position >= bytes.endIndex }
+        var peek: UInt8? { isAtEnd ? nil : bytes[position] }
+
+        mutating func skipWhitespace() {
+            while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { position += 1 }
+        }
+
+        /// Consumes `byte` if it is next.
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard peek == byte else { return false }
+            position += 1
+            return true
+        }
+
+        mutating func expect(_ byte: UInt8, _ problem: String) throws(FormatError) {
+            guard take(byte) else { throw FormatError(".npy header \(problem)") }
+        }
+
+        /// A quoted string without escapes (NumPy's keys and dtype strings need none).
+        mutating func string(what: String) throws(FormatError) -> String {
+            guard let quote = peek, quote == UInt8(ascii: "'") || quote == UInt8(ascii: "\"") else {
+                throw FormatError(".npy header: \(what) is not a quoted string")
+            }
+            position += 1
+            let start = position
+            while let byte = peek, byte != quote {
+                // Escapes, line breaks and non-ASCII never occur in a dtype or key NumPy writes.
+                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") else {
+                    throw FormatError(".npy header: \(what) contains a character NumPy does not write there")
+                }
+                position += 1
+            }
+            guard take(quote) else { throw FormatError(".npy header: \(what) has no closing quote") }
+            return String(decoding: bytes[start..<(position - 1)], as: UTF8.self)
+        }
+
+        /// `True` or `False`, exactly (Python's literals; not 'yes', 1 or true).
+        mutating func boolean(what: String) throws(FormatError) -> Bool {
+            for (word, value) in [("True", true), ("False", false)] where bytes[position...].starts(with: word.utf8) {
+                let end = position + word.utf8.count
+                // "Falsey" is a different name, not False followed by something.
+                if end < bytes.endIndex, Self.isNameCharacter(bytes[end]) { break }
+                position = end
+                return value
+            }
+            throw FormatError(".npy header: \(what) must be True or False")
+        }
+
+        /// `()`, `(3,)`, `(2, 3)` or `(2, 3,)`: a tuple of non-negative integers, each at most
+        /// `maximumElementCount`, at most `maximumDimensionCount` of them. Python 2's `3L` is read too.
+        mutating func shape() throws(FormatError) -> [Int] {
+            let problem = FormatError(".npy header: 'shape' must be a tuple of non-negative integers like (3,) or (2, 3)")
+            guard take(UInt8(ascii: "(")) else { throw problem }
+            var dimensions: [Int] = []
+            var closedAfterComma = false
+            skipWhitespace()
+            if take(UInt8(ascii: ")")) { return [] }
+            while true {
+                skipWhitespace()
+                let start = position
+                while let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { position += 1 }
+                guard position > start else { throw problem }
+                // More than 10 digits exceeds maximumElementCount whatever they are: no Int overflow.
+                guard position - start <= 10, let value = Int(String(decoding: bytes[start..<position], as: UTF8.self)),
+                      value <= NumPyArray.maximumElementCount else {
+                    throw FormatError(".npy shape has a dimension above \(NumPyArray.maximumElementCount)")
+                }
+                _ = take(UInt8(ascii: "L"))
+                dimensions.append(value)
+                guard dimensions.count <= NumPyArray.maximumDimensionCount else {
+                    throw FormatError(".npy shape has more than \(NumPyArray.maximumDimensionCount) dimensions")
+                }
+                skipWhitespace()
+                if take(UInt8(ascii: ",")) {
+                    skipWhitespace()
+                    if take(UInt8(ascii: ")")) { closedAfterComma = true; break }
+                    continue
+                }
+                guard take(UInt8(ascii: ")")) else { throw problem }
+                break
+            }
+            // In Python `(3)` is the number 3, not a tuple: NumPy refuses it, and so does this.
+            guard dimensions.count > 1 || closedAfterComma else { throw problem }
+            return dimensions
+        }
+
+        static func isNameCharacter(_ byte: UInt8) -> Bool {
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+        }
     }
 
     /// The file's bytes: format 1.0 (2.0 when the header would not fit), header padded to 64 bytes.
@@ -153,18 +287,19 @@ public struct NumPyArray: Sendable, Equatable {
         return result
     }
 
-    /// Reads and parses the `.npy` file at `path`.
+    /// Reads and parses the `.npy` file at `path`; a `FormatError` names the path once, first.
     public static func read(contentsOf path: String) throws(FormatError) -> NumPyArray {
         let data: [UInt8]
         do {
             let file = try MemoryMappedFile(path: path)
             data = Array(file.bytes)
         } catch {
-            throw FormatError("cannot read \(path): \(error.errno)")
+            throw FormatError("\(path): cannot read: \(error.errno)")
         }
         do {
             return try NumPyArray(parsing: data)
         } catch {
+            // The one place the path is added: callers print the message as it is.
             throw FormatError("\(path): \(error.message)")
         }
     }
@@ -186,15 +321,5 @@ public struct NumPyArray: Sendable, Equatable {
             }
             written += result
         }
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters() -> String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-    }
-
-    func trimmingQuotes() -> String {
-        String(filter { $0 != "'" && $0 != "\"" }).trimmingCharacters()
     }
 }

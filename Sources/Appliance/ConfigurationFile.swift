@@ -103,7 +103,9 @@ struct ConfigurationReader {
             }
         }
         var width: (value: Int, line: Int)?, height: (value: Int, line: Int)?
-        var actions: [(action: String, line: String, fileLine: Int)]?
+        // `[leds.actions]` replaces the default LEDs as a whole, so whether it appeared matters.
+        var actions: [(action: String, line: String, fileLine: Int)] = []
+        var actionsConfigured = false
         var statusLine = (configuration.statusLEDLine, 0)
         for entry in document.entries {
             let key = entry.dottedKey, line = entry.line
@@ -150,7 +152,12 @@ struct ConfigurationReader {
                     guard !action.isEmpty, action.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }) else {
                         throw error(line, key, "action labels are lower-case letters, digits and _ (as the classifier names them)")
                     }
-                    actions = (actions ?? []) + [(action, try lineName(entry), line)]
+                    // LEDController drives at most this many; refuse here with the line rather than trap later.
+                    guard actions.count < LEDController.maximumActionCount else {
+                        throw error(line, key, "more than \(LEDController.maximumActionCount) action LEDs, the most posewatch can drive; remove some from [leds.actions]")
+                    }
+                    actions.append((action, try lineName(entry), line))
+                    actionsConfigured = true
                 } else {
                     throw unknownKey(entry)
                 }
@@ -162,21 +169,21 @@ struct ConfigurationReader {
         case let (width?, nil): throw error(width.line, "camera.width", "camera.width needs camera.height too")
         case let (nil, height?): throw error(height.line, "camera.height", "camera.height needs camera.width too")
         }
-        if let actions {
+        if actionsConfigured {
             configuration.actionLEDLines = actions.map { ($0.action, $0.line) }
         }
         configuration.statusLEDLine = statusLine.0
         // One line can light one LED: a duplicate would make two LEDs fight over it.
         var seen: [String: String] = [:]
         seen[statusLine.0] = "leds.status"
-        for action in actions ?? [] {
+        for action in actions {
             let role = "leds.actions.\(action.action)"
             if let other = seen[action.line] {
                 throw error(action.fileLine, role, "line \(action.line) is already used by \(other)")
             }
             seen[action.line] = role
         }
-        if actions == nil, let clash = configuration.actionLEDLines.first(where: { $0.line == statusLine.0 }) {
+        if !actionsConfigured, let clash = configuration.actionLEDLines.first(where: { $0.line == statusLine.0 }) {
             throw error(max(statusLine.1, 1), "leds.status", "line \(statusLine.0) is already used by the default leds.actions.\(clash.action)")
         }
         return configuration

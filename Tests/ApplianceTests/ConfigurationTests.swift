@@ -143,6 +143,19 @@ private func failure(_ text: String) -> String? {
             == "/etc/posewatch/posewatch.toml:2: leds.status: line GPIO17 is already used by the default leds.actions.jumping_jacks")
     }
 
+    @Test func asManyActionLEDsAsTheControllerDrivesAreAcceptedAndOneMoreIsAConfigurationError() throws {
+        let maximum = LEDController.maximumActionCount
+        func file(actions: Int) -> String {
+            "[leds.actions]\n" + (0..<actions).map { "action\($0) = \"GPIO\($0 + 100)\"\n" }.joined()
+        }
+        let most = try parse(file(actions: maximum))
+        #expect(most.actionLEDLines.count == maximum)
+        // The layout `run` builds from it is one LEDController accepts.
+        #expect(try LEDLayout(actions: most.actionLEDLines, statusLine: most.statusLEDLine).actionCount == maximum)
+        #expect(failure(file(actions: maximum + 1))
+            == "/etc/posewatch/posewatch.toml:66: leds.actions.action64: more than 64 action LEDs, the most posewatch can drive; remove some from [leds.actions]")
+    }
+
     @Test func syntaxErrorsCarryTheirLineAndKey() {
         #expect(failure("[camera]\nwidth 640") == "/etc/posewatch/posewatch.toml:2: camera.width: expected = after the key camera.width")
         #expect(failure("[camera\n") == "/etc/posewatch/posewatch.toml:1: expected ] to close the table header [camera")

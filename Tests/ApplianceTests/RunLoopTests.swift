@@ -275,8 +275,9 @@ struct CountingLEDLines: LEDLines {
 /// The loop's time-keeping outputs (`TimedOutputs`) through one long inference, with an injected
 /// clock: the heartbeat keeps its shape and the watchdog is fed between the model's operators.
 @Suite(.serialized) struct LoopTimingTests {
-    static let layout = LEDLayout(actions: [("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
-                                            ("squats", "GPIO23"), ("push_ups", "GPIO24")], statusLine: "GPIO25")
+    // Five actions, well under LEDController.maximumActionCount: the init cannot throw here.
+    static let layout = try! LEDLayout(actions: [("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
+                                                 ("squats", "GPIO23"), ("push_ups", "GPIO24")], statusLine: "GPIO25")
     let scratch = ScratchDirectory("posewatch-timing-test")
     var directory: String { scratch.path }
 

@@ -4,8 +4,12 @@
 /// booleans, arrays (over several lines, trailing comma allowed) and `#` comments.
 ///
 /// Not supported, each with its own error: multi-line strings, inline tables, arrays of tables,
-/// dates and times. The parser never traps on any input (fuzzed in the tests); every problem is a
-/// `TOMLError` with the line it is on.
+/// dates and times. The parser never traps on any input (fuzzed in the tests and by
+/// Tests/Fuzz/ConfigFuzz.swift); every problem is a `TOMLError` with the line it is on.
+///
+/// Parsing takes time linear in the input: each byte is read once, and the check that a key is not
+/// defined twice walks a tree of the keys seen so far, one step per part, instead of joining every
+/// prefix of the key. `TOMLLimits` bounds what one document may hold on top of that.
 public enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int)
@@ -48,8 +52,28 @@ public struct TOMLDocument: Sendable, Equatable {
 /// A syntax error on a line (1-based), with the key it concerns when known.
 public struct TOMLError: Error, Sendable, Equatable {
     public var line: Int
+    /// The dotted key as written in the file, unescaped: escape it before printing it
+    /// (`ConfigurationError.description` does).
     public var key: String?
+    /// What is wrong. Any key, token or table name it repeats is already escaped and cut short.
     public var message: String
+}
+
+/// What one document may hold, checked while it is parsed: a hostile file is refused at the first
+/// part, byte or line over a limit, before any work grows with it. The defaults fit posewatch's
+/// config many times over (its deepest key, `leds.actions.squats`, has 3 parts; its longest,
+/// `classifier.confidence_threshold`, 31 bytes; a full file has about 20 settings and at most
+/// `LEDController.maximumActionCount` (64) action LEDs).
+public struct TOMLLimits: Sendable, Equatable {
+    /// Parts in one dotted key, the enclosing `[table]`'s included.
+    public var maximumKeyParts = 8
+    /// Bytes in one dotted key, the enclosing `[table]`'s parts and the dots included.
+    public var maximumKeyBytes = 64
+    /// `key = value` lines and `[table]` headers in the document.
+    public var maximumDefinitions = 256
+
+    /// posewatch's limits.
+    public init() {}
 }
 
 /// The parser: a cursor over the file's bytes that tracks the line.
@@ -58,14 +82,27 @@ public struct TOMLParser {
     private var position = 0
     private var line = 1
     private var document = TOMLDocument()
+    private let limits: TOMLLimits
     private var currentTable: [String] = []
-    /// Every key defined so far (values and tables), to refuse redefinitions.
-    private var definedValues: [String: Int] = [:]
-    private var definedTables: [String: Int] = [:]
+    /// `currentTable`'s bytes with the dots between its parts, for the key length limit.
+    private var currentTableBytes = 0
+    private var definitions = 0
 
-    /// Parses `text`.
-    public static func parse(_ text: [UInt8]) -> Result<TOMLDocument, TOMLError> {
-        var parser = TOMLParser(bytes: text)
+    /// One part of a key seen so far: what it is (a value, a table, or only a prefix of others) and
+    /// where it was first defined, to refuse redefinitions. Index 0 is the document's root.
+    private struct KeyNode {
+        var children: [String: Int] = [:]
+        var valueLine: Int?
+        var tableLine: Int?
+        /// The line of the first key that went through this node.
+        var firstLine: Int
+    }
+    private var keyTree = [KeyNode(firstLine: 0)]
+
+    /// Parses `text`. The caller bounds its size (`ApplianceConfiguration.maximumFileBytes`); the
+    /// time taken is linear in it.
+    public static func parse(_ text: [UInt8], limits: TOMLLimits = TOMLLimits()) -> Result<TOMLDocument, TOMLError> {
+        var parser = TOMLParser(bytes: text, limits: limits)
         do {
             try parser.parseDocument()
             return .success(parser.document)
@@ -74,7 +111,10 @@ public struct TOMLParser {
         }
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], limits: TOMLLimits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
 
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
     private func peek(_ offset: Int) -> UInt8? { position + offset < bytes.count ? bytes[position + offset] : nil }
@@ -92,6 +132,10 @@ public struct TOMLParser {
         while true {
             skipWhitespaceCommentsAndNewlines()
             guard let byte = current else { return }
+            definitions += 1
+            guard definitions <= limits.maximumDefinitions else {
+                throw fail("more than \(limits.maximumDefinitions) settings and tables; a posewatch config has about 20 settings and one per action LED: is this the config file?")
+            }
             if byte == UInt8(ascii: "[") {
                 try parseTableHeader()
             } else {
@@ -152,42 +196,65 @@ public struct TOMLParser {
         position += 1
         if current == UInt8(ascii: "[") { throw fail("arrays of tables ([[…]]) are not supported") }
         skipWhitespace()
-        let key = try parseKey()
+        let key = try parseKey(under: [], bytes: 0)
         skipWhitespace()
-        guard current == UInt8(ascii: "]") else { throw fail("expected ] to close the table header [\(key.joined(separator: "."))") }
-        position += 1
         let dotted = key.joined(separator: ".")
-        if let earlier = definedTables[dotted] { throw fail("table [\(dotted)] is defined twice (first on line \(earlier))", key: dotted) }
-        if let earlier = definedValues[dotted] { throw fail("[\(dotted)] is already a value (line \(earlier))", key: dotted) }
-        definedTables[dotted] = line
+        guard current == UInt8(ascii: "]") else { throw fail("expected ] to close the table header [\(MessageExcerpt.plain(dotted))") }
+        position += 1
+        let node = try keyNode(for: key, at: line, dotted: dotted)
+        if let earlier = keyTree[node].tableLine { throw fail("table [\(MessageExcerpt.plain(dotted))] is defined twice (first on line \(earlier))", key: dotted) }
+        if let earlier = keyTree[node].valueLine { throw fail("[\(MessageExcerpt.plain(dotted))] is already a value (line \(earlier))", key: dotted) }
+        keyTree[node].tableLine = line
         document.tables.append((key, line))
         currentTable = key
+        currentTableBytes = dotted.utf8.count
     }
 
     private mutating func parseKeyValue() throws(TOMLError) {
-        let relative = try parseKey()
-        let key = currentTable + relative
+        let key = try parseKey(under: currentTable, bytes: currentTableBytes)
         let dotted = key.joined(separator: ".")
         skipWhitespace()
-        guard current == UInt8(ascii: "=") else { throw fail("expected = after the key \(dotted)", key: dotted) }
+        guard current == UInt8(ascii: "=") else { throw fail("expected = after the key \(MessageExcerpt.plain(dotted))", key: dotted) }
         position += 1
         skipWhitespace()
         let startLine = line
         let value = try parseValue(key: dotted)
-        if let earlier = definedValues[dotted] { throw TOMLError(line: startLine, key: dotted, message: "defined twice (first on line \(earlier))") }
-        if let earlier = definedTables[dotted] { throw TOMLError(line: startLine, key: dotted, message: "is already a table (line \(earlier))") }
-        // A value under a key that is itself a value (`a = 1` then `a.b = 2`) is a redefinition too.
-        for length in 1..<max(key.count, 1) {
-            let prefix = key.prefix(length).joined(separator: ".")
-            if let earlier = definedValues[prefix] { throw TOMLError(line: startLine, key: dotted, message: "\(prefix) is already a value (line \(earlier))") }
+        let node = try keyNode(for: key, at: startLine, dotted: dotted)
+        if let earlier = keyTree[node].valueLine { throw TOMLError(line: startLine, key: dotted, message: "defined twice (first on line \(earlier))") }
+        // A table, whether from a header or from keys below it (`a.b = 1` then `a = 2`).
+        if let earlier = keyTree[node].tableLine ?? (keyTree[node].children.isEmpty ? nil : keyTree[node].firstLine) {
+            throw TOMLError(line: startLine, key: dotted, message: "is already a table (line \(earlier))")
         }
-        definedValues[dotted] = startLine
+        keyTree[node].valueLine = startLine
         document.entries.append(TOMLEntry(key: key, value: value, line: startLine))
     }
 
-    /// A dotted key of bare (`A-Za-z0-9_-`) or quoted parts.
-    private mutating func parseKey() throws(TOMLError) -> [String] {
-        var parts: [String] = []
+    /// The tree node of `key`, made if new. A key under one that is a value (`a = 1` then
+    /// `a.b = 2`, or `[a.b]`) is refused here. One dictionary step per part: linear in the key.
+    private mutating func keyNode(for key: [String], at definitionLine: Int, dotted: String) throws(TOMLError) -> Int {
+        var node = 0
+        for (index, part) in key.enumerated() {
+            if let earlier = keyTree[node].valueLine {
+                let prefix = key.prefix(index).joined(separator: ".")
+                throw TOMLError(line: definitionLine, key: dotted, message: "\(MessageExcerpt.plain(prefix)) is already a value (line \(earlier))")
+            }
+            if let child = keyTree[node].children[part] {
+                node = child
+            } else {
+                keyTree.append(KeyNode(firstLine: definitionLine))
+                keyTree[node].children[part] = keyTree.count - 1
+                node = keyTree.count - 1
+            }
+        }
+        return node
+    }
+
+    /// A dotted key of bare (`A-Za-z0-9_-`) or quoted parts, appended to `table` (whose parts and
+    /// dots take `bytes`). Refused at the first part or byte over `limits`, so a key of 20,000
+    /// parts costs no more than one of 9.
+    private mutating func parseKey(under table: [String], bytes tableBytes: Int) throws(TOMLError) -> [String] {
+        var parts = table
+        var keyBytes = tableBytes
         while true {
             skipWhitespace()
             guard let byte = current else { throw fail("expected a key, found the end of the file") }
@@ -199,6 +266,13 @@ public struct TOMLParser {
                 while let byte = current, Self.isBareKeyByte(byte) { position += 1 }
                 guard position > start else { throw fail("expected a key, found \(Self.describe(byte))") }
                 parts.append(String(decoding: bytes[start..<position], as: UTF8.self))
+            }
+            keyBytes += (parts.count > 1 ? 1 : 0) + parts[parts.count - 1].utf8.count
+            if parts.count > limits.maximumKeyParts {
+                throw fail("a key has at most \(limits.maximumKeyParts) parts, table included (posewatch's have at most 3, as in leds.actions.squats)", key: parts.joined(separator: "."))
+            }
+            if keyBytes > limits.maximumKeyBytes {
+                throw fail("a key has at most \(limits.maximumKeyBytes) bytes, table included (posewatch's longest is classifier.confidence_threshold, 31)", key: parts.joined(separator: "."))
             }
             skipWhitespace()
             guard current == UInt8(ascii: ".") else { return parts }
@@ -324,26 +398,26 @@ public struct TOMLParser {
         }
         // Underscores must sit between digits.
         if body.hasPrefix("_") || body.hasSuffix("_") || body.contains("__") || body.contains("_.") || body.contains("._") {
-            throw fail("invalid number \(token)", key: key)
+            throw fail("invalid number \(MessageExcerpt.plain(token))", key: key)
         }
         let digits = body.replacingUnderscores()
         for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where digits.hasPrefix(prefix) {
             guard !negative, token.first != "+", let value = Int(digits.dropFirst(2), radix: radix), !digits.dropFirst(2).contains(where: { $0 == "+" || $0 == "-" }) else {
-                throw fail("invalid number \(token)", key: key)
+                throw fail("invalid number \(MessageExcerpt.plain(token))", key: key)
             }
             return .integer(value)
         }
         guard let first = digits.first, first.isASCII, first.isNumber else {
-            throw fail("unexpected value \(token); strings need quotes", key: key)
+            throw fail("unexpected value \(MessageExcerpt.plain(token)); strings need quotes", key: key)
         }
         if digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            if digits.count > 1 && digits.hasPrefix("0") { throw fail("leading zeros are not allowed in \(token)", key: key) }
-            guard let value = Int((negative ? "-" : "") + digits) else { throw fail("integer \(token) is out of range", key: key) }
+            if digits.count > 1 && digits.hasPrefix("0") { throw fail("leading zeros are not allowed in \(MessageExcerpt.plain(token))", key: key) }
+            guard let value = Int((negative ? "-" : "") + digits) else { throw fail("integer \(MessageExcerpt.plain(token)) is out of range", key: key) }
             return .integer(value)
         }
         // A float: digits, optional fraction, optional exponent, checked by shape before conversion.
         guard Self.isFloatShape(Array(digits.utf8)), let value = Double(digits) else {
-            throw fail("invalid number \(token)", key: key)
+            throw fail("invalid number \(MessageExcerpt.plain(token))", key: key)
         }
         return .float(negative ? -value : value)
     }

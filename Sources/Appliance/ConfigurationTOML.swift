@@ -71,6 +71,10 @@ public struct TOMLLimits: Sendable, Equatable {
     public var maximumKeyBytes = 64
     /// `key = value` lines and `[table]` headers in the document.
     public var maximumDefinitions = 256
+    /// Elements of all arrays in the document together (a nested array is one element of its
+    /// parent). posewatch's settings hold no arrays; the subset reads them so a TOML file is TOML,
+    /// and without this bound 64 KiB of `[[…]]` would be tens of thousands of arrays to allocate.
+    public var maximumArrayElements = 256
 
     /// posewatch's limits.
     public init() {}
@@ -87,6 +91,7 @@ public struct TOMLParser {
     /// `currentTable`'s bytes with the dots between its parts, for the key length limit.
     private var currentTableBytes = 0
     private var definitions = 0
+    private var arrayElements = 0
 
     /// One part of a key seen so far: what it is (a value, a table, or only a prefix of others) and
     /// where it was first defined, to refuse redefinitions. Index 0 is the document's root.
@@ -325,6 +330,10 @@ public struct TOMLParser {
             skipWhitespaceCommentsAndNewlines()
             guard let byte = current else { throw fail("unterminated array", key: key) }
             if byte == UInt8(ascii: "]") { position += 1; return .array(elements) }
+            arrayElements += 1
+            guard arrayElements <= limits.maximumArrayElements else {
+                throw fail("more than \(limits.maximumArrayElements) array elements in the file; no posewatch setting is an array", key: key)
+            }
             elements.append(try parseValue(key: key, depth: depth + 1))
             skipWhitespaceCommentsAndNewlines()
             if current == UInt8(ascii: ",") { position += 1; continue }
@@ -378,49 +387,96 @@ public struct TOMLParser {
         }
     }
 
+    /// The longest number token read: any real number fits (a Double needs at most 24 characters,
+    /// underscores and an exponent included), and conversion stays cheap however long the line.
+    static let maximumNumberLength = 64
+
+    /// A number, read as bytes: the token is ASCII (bare-key bytes, `+`, `.`, `:`), and byte
+    /// comparisons cost a fraction of Character ones (8,000 floats in a file must parse in far less
+    /// than a frame).
     private mutating func parseNumber(key: String) throws(TOMLError) -> TOMLValue {
         let start = position
         while let byte = current, Self.isBareKeyByte(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":") {
             position += 1
         }
-        let token = String(decoding: bytes[start..<position], as: UTF8.self)
-        guard !token.isEmpty else { throw fail("unexpected \(Self.describe(bytes[start])); strings need quotes", key: key) }
-        if token.contains(":") || (token.count >= 10 && token.dropFirst(4).first == "-" && token.first?.isNumber == true) {
+        let token = bytes[start..<position]
+        // For messages only: escaped and cut short.
+        func shown() -> String { MessageExcerpt.plain(String(decoding: token, as: UTF8.self)) }
+        guard let first = token.first else { throw fail("unexpected \(Self.describe(bytes[start])); strings need quotes", key: key) }
+        if token.contains(UInt8(ascii: ":")) || (token.count >= 10 && token[start + 4] == UInt8(ascii: "-") && Self.isDigit(first)) {
             throw fail("dates and times are not supported", key: key)
         }
-        var body = Substring(token)
+        guard token.count <= Self.maximumNumberLength else {
+            throw fail("\(shown()) is too long for a number (at most \(Self.maximumNumberLength) characters); strings need quotes", key: key)
+        }
+        var body = token[...]
         var negative = false
-        if let sign = body.first, sign == "+" || sign == "-" { negative = sign == "-"; body = body.dropFirst() }
-        switch body {
-        case "inf": return .float(negative ? -.infinity : .infinity)
-        case "nan": return .float(.nan)
-        default: break
-        }
+        if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { negative = first == UInt8(ascii: "-"); body = body.dropFirst() }
+        if body.elementsEqual("inf".utf8) { return .float(negative ? -.infinity : .infinity) }
+        if body.elementsEqual("nan".utf8) { return .float(.nan) }
         // Underscores must sit between digits.
-        if body.hasPrefix("_") || body.hasSuffix("_") || body.contains("__") || body.contains("_.") || body.contains("._") {
-            throw fail("invalid number \(MessageExcerpt.plain(token))", key: key)
+        let underscore = UInt8(ascii: "_"), dot = UInt8(ascii: ".")
+        if body.first == underscore || body.last == underscore
+            || zip(body, body.dropFirst()).contains(where: { ($0 == underscore && ($1 == underscore || $1 == dot)) || ($0 == dot && $1 == underscore) }) {
+            throw fail("invalid number \(shown())", key: key)
         }
-        let digits = body.replacingUnderscores()
-        for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where digits.hasPrefix(prefix) {
-            guard !negative, token.first != "+", let value = Int(digits.dropFirst(2), radix: radix), !digits.dropFirst(2).contains(where: { $0 == "+" || $0 == "-" }) else {
-                throw fail("invalid number \(MessageExcerpt.plain(token))", key: key)
+        let digits = body.filter { $0 != underscore }
+        if digits.count > 2, digits[0] == UInt8(ascii: "0") {
+            let radix: Int? = switch digits[1] {
+            case UInt8(ascii: "x"): 16
+            case UInt8(ascii: "o"): 8
+            case UInt8(ascii: "b"): 2
+            default: nil
             }
-            return .integer(value)
+            if let radix {
+                guard first != UInt8(ascii: "+"), !negative, let value = Self.integer(digits.dropFirst(2), radix: radix) else {
+                    throw fail("invalid number \(shown())", key: key)
+                }
+                return .integer(value)
+            }
+        } else if digits.count == 2, digits[0] == UInt8(ascii: "0"), [UInt8(ascii: "x"), UInt8(ascii: "o"), UInt8(ascii: "b")].contains(digits[1]) {
+            throw fail("invalid number \(shown())", key: key)  // a prefix without digits
         }
-        guard let first = digits.first, first.isASCII, first.isNumber else {
-            throw fail("unexpected value \(MessageExcerpt.plain(token)); strings need quotes", key: key)
+        guard let firstDigit = digits.first, Self.isDigit(firstDigit) else {
+            throw fail("unexpected value \(shown()); strings need quotes", key: key)
         }
-        if digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            if digits.count > 1 && digits.hasPrefix("0") { throw fail("leading zeros are not allowed in \(MessageExcerpt.plain(token))", key: key) }
-            guard let value = Int((negative ? "-" : "") + digits) else { throw fail("integer \(MessageExcerpt.plain(token)) is out of range", key: key) }
+        if digits.allSatisfy(Self.isDigit) {
+            if digits.count > 1 && firstDigit == UInt8(ascii: "0") { throw fail("leading zeros are not allowed in \(shown())", key: key) }
+            guard let value = Self.integer(digits[...], radix: 10, negative: negative) else { throw fail("integer \(shown()) is out of range", key: key) }
             return .integer(value)
         }
         // A float: digits, optional fraction, optional exponent, checked by shape before conversion.
-        guard Self.isFloatShape(Array(digits.utf8)), let value = Double(digits) else {
-            throw fail("invalid number \(MessageExcerpt.plain(token))", key: key)
+        guard Self.isFloatShape(digits), let value = Double(String(decoding: digits, as: UTF8.self)) else {
+            throw fail("invalid number \(shown())", key: key)
         }
         return .float(negative ? -value : value)
     }
+
+    /// The integer `digits` (no sign, no prefix) spell in `radix`, or nil when a byte is not a digit
+    /// of it, there are none, or the value does not fit in an Int.
+    private static func integer(_ digits: ArraySlice<UInt8>, radix: Int, negative: Bool = false) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        // Accumulated as a negative number, which reaches Int.min.
+        var value = 0
+        for byte in digits {
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
+            default: return nil
+            }
+            guard digit < radix else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: radix)
+            let (next, underflow) = shifted.subtractingReportingOverflow(digit)
+            guard !overflow, !underflow else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
     private static func isFloatShape(_ text: [UInt8]) -> Bool {
         var index = 0
@@ -449,8 +505,4 @@ public struct TOMLParser {
         if byte >= 0x21 && byte < 0x7F { return "\"\(Character(Unicode.Scalar(byte)))\"" }
         return "byte 0x" + String(byte, radix: 16)
     }
-}
-
-extension Substring {
-    fileprivate func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
 }

@@ -32,7 +32,7 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
 
 extension ApplianceConfiguration {
     /// The largest config file posewatch reads: 64 KiB. The shipped example with every setting
-    /// commented is about 3 KB, and a file with all 64 action LEDs about 5 KB, so a real config
+    /// commented is about 3 KB, and a file with all 64 action LEDs under 2 KB, so a real config
     /// never comes near; a bigger file is the wrong path or a hostile one. The slowest allowed file
     /// found parses in about half a millisecond (release build, x86), a hundredth of a frame, so a
     /// SIGHUP reload, which runs between two frames, cannot stall the loop.

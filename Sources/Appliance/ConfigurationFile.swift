@@ -66,8 +66,9 @@ extension ApplianceConfiguration {
 
     /// The bytes of the config file at `path`, or nil when it does not exist and
     /// `missingMeansDefaults`. Reads at most `maximumFileBytes` + 1 bytes (enough to know it is too
-    /// large), and only from a regular file: a FIFO or a device put at the config's path would
-    /// block the reading loop (on SIGHUP, the frame loop) or never end.
+    /// large), and only from a regular file or /dev/null (`--config /dev/null`: all defaults, as
+    /// the tests and evaluation scripts use it): a FIFO, a terminal or another device put at the
+    /// config's path could block the reading loop (on SIGHUP, the frame loop).
     static func readFile(_ path: String, missingMeansDefaults: Bool = false) throws(ConfigurationError) -> [UInt8]? {
         func failure(_ problem: String) -> ConfigurationError { ConfigurationError(path: path, line: nil, key: nil, problem: problem) }
         let rawDescriptor: Int32
@@ -81,7 +82,7 @@ extension ApplianceConfiguration {
         let descriptor = OwnedFileDescriptor(adopting: rawDescriptor)
         var status = stat()
         guard fstat(descriptor.rawValue, &status) == 0 else { throw failure("cannot read: \(Errno(rawValue: errno))") }
-        guard status.st_mode & S_IFMT == S_IFREG else {
+        guard status.st_mode & S_IFMT == S_IFREG || isNullDevice(status) else {
             throw failure("not a regular file; give the path of a config file")
         }
         var result: [UInt8] = []
@@ -98,6 +99,13 @@ extension ApplianceConfiguration {
             result.append(contentsOf: chunk[0..<count])
         }
         throw tooLarge(path)
+    }
+
+    /// Whether `status` is the null device's: the one device a config path may name.
+    private static func isNullDevice(_ status: stat) -> Bool {
+        var null = stat()
+        return status.st_mode & S_IFMT == S_IFCHR && stat("/dev/null", &null) == 0
+            && null.st_mode & S_IFMT == S_IFCHR && null.st_rdev == status.st_rdev
     }
 }
 

@@ -95,7 +95,8 @@ import Outputs
         #expect(error.description == "/etc/posewatch/posewatch.toml:4: c: more than 256 array elements in the file; no posewatch setting is an array")
     }
 
-    @Test func aDeviceOrAFIFOAtTheConfigPathIsRefusedWithoutReadingOrWaiting() throws {
+    @Test func devNullIsAnEmptyConfigButAnyOtherDeviceOrAFIFOIsRefusedWithoutReadingOrWaiting() throws {
+        #expect(try ApplianceConfiguration.load(path: "/dev/null") == ApplianceConfiguration())
         #expect(throws: ConfigurationError(path: "/dev/zero", line: nil, key: nil, problem: "not a regular file; give the path of a config file")) {
             try ApplianceConfiguration.load(path: "/dev/zero")
         }

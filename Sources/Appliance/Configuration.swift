@@ -1,6 +1,6 @@
-import Actions
+// Only Outputs: the config reader and its fuzz target (Tests/Fuzz/build.sh) compile without the
+// model and camera modules. What maps settings onto those lives in ConfigurationPipelineSettings.swift.
 import Outputs
-import PoseEstimation
 
 /// Where the LEDs go: real GPIO lines through libgpiod, or lines printed to the console.
 public enum LEDBackend: String, Sendable, Equatable, CaseIterable {
@@ -79,20 +79,6 @@ public struct ApplianceConfiguration: Sendable, Equatable {
             && lhs.statusLEDLine == rhs.statusLEDLine && lhs.summaryIntervalSeconds == rhs.summaryIntervalSeconds
             && lhs.logLevel == rhs.logLevel && lhs.watchdogEnabled == rhs.watchdogEnabled
             && lhs.watchdogMaxStallSeconds == rhs.watchdogMaxStallSeconds
-    }
-}
-
-extension ApplianceConfiguration {
-    /// The action pipeline's settings from the `[classifier]` and `[pose]` tables (run and replay
-    /// take the same ones, so replay measures what the appliance does).
-    public var pipelineSettings: ActionPipelineSettings {
-        var settings = ActionPipelineSettings()
-        settings.confidenceThreshold = Float(confidenceThreshold)
-        settings.confirmations = smoothing
-        if keypointSmoothing {
-            settings.smoothing = KeypointSmoother(minimumCutoff: Float(smoothingMinimumCutoff), beta: Float(smoothingBeta))
-        }
-        return settings
     }
 }
 

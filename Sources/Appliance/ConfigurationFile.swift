@@ -9,42 +9,47 @@ import Musl
 /// A config file posewatch refuses, as the one line it prints and logs:
 /// `/etc/posewatch/posewatch.toml:7: camera.width: expected an integer from 16 to 8192, got "640"`.
 /// posewatch exits with `ExitStatus.configuration` (78) on it, which the unit tells systemd not to
-/// restart on.
+/// restart on. The line is one line whatever the file holds: the key is escaped and cut short in
+/// `description`, and every value `problem` repeats already is (`MessageExcerpt`).
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file.
     public var path: String
     /// 1-based line, or nil for problems with the file as a whole (unreadable).
     public var line: Int?
-    /// The dotted key (`camera.width`) when the problem is about one.
+    /// The dotted key (`camera.width`) when the problem is about one, as written in the file.
     public var key: String?
+    /// What is wrong and what to do; keys and values in it are escaped and cut short.
     public var problem: String
 
     public var description: String {
-        var text = path
+        var text = MessageExcerpt.escapedWhole(path)
         if let line { text += ":\(line)" }
         text += ": "
-        if let key { text += "\(key): " }
+        if let key { text += "\(MessageExcerpt.plain(key)): " }
         return text + problem
     }
 }
 
 extension ApplianceConfiguration {
+    /// The largest config file posewatch reads: 64 KiB. The shipped example with every setting
+    /// commented is about 3 KB, and a file with all 64 action LEDs under 2 KB, so a real config
+    /// never comes near; a bigger file is the wrong path or a hostile one. The slowest allowed file
+    /// found parses in about half a millisecond (release build, x86), a hundredth of a frame, so a
+    /// SIGHUP reload, which runs between two frames, cannot stall the loop.
+    public static let maximumFileBytes = 64 * 1024
+
     /// Loads the config file at `path`, or at `defaultPath` when `path` is nil. A missing default
     /// file means "all defaults"; a missing file that was asked for by name is an error.
     public static func load(path: String? = nil) throws(ConfigurationError) -> ApplianceConfiguration {
         let file = path ?? defaultPath
-        let text: [UInt8]
-        do {
-            text = try readWholeFile(file)
-        } catch {
-            if path == nil && error.errno == .noSuchFileOrDirectory { return ApplianceConfiguration() }
-            throw ConfigurationError(path: file, line: nil, key: nil, problem: "cannot read: \(error.errno)")
-        }
+        guard let text = try readFile(file, missingMeansDefaults: path == nil) else { return ApplianceConfiguration() }
         return try parse(text, path: file)
     }
 
-    /// Parses a config file's bytes; `path` is only used in messages.
+    /// Parses a config file's bytes; `path` is only used in messages. More than `maximumFileBytes`
+    /// is refused before parsing starts.
     public static func parse(_ text: [UInt8], path: String) throws(ConfigurationError) -> ApplianceConfiguration {
+        guard text.count <= maximumFileBytes else { throw tooLarge(path) }
         let document: TOMLDocument
         switch TOMLParser.parse(text) {
         case .success(let parsed): document = parsed
@@ -54,22 +59,53 @@ extension ApplianceConfiguration {
         return try reader.read(document)
     }
 
-    static func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
-        let descriptor = try OwnedFileDescriptor.open(path, flags: O_RDONLY)
+    private static func tooLarge(_ path: String) -> ConfigurationError {
+        ConfigurationError(path: path, line: nil, key: nil,
+                           problem: "the file is larger than \(maximumFileBytes) bytes, the most a config file may be (a full one is about 3 KB): check that this is the config file")
+    }
+
+    /// The bytes of the config file at `path`, or nil when it does not exist and
+    /// `missingMeansDefaults`. Reads at most `maximumFileBytes` + 1 bytes (enough to know it is too
+    /// large), and only from a regular file or /dev/null (`--config /dev/null`: all defaults, as
+    /// the tests and evaluation scripts use it): a FIFO, a terminal or another device put at the
+    /// config's path could block the reading loop (on SIGHUP, the frame loop).
+    static func readFile(_ path: String, missingMeansDefaults: Bool = false) throws(ConfigurationError) -> [UInt8]? {
+        func failure(_ problem: String) -> ConfigurationError { ConfigurationError(path: path, line: nil, key: nil, problem: problem) }
+        let rawDescriptor: Int32
+        do {
+            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+            rawDescriptor = try retryingInterrupts { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        } catch {
+            if missingMeansDefaults && error == .noSuchFileOrDirectory { return nil }
+            throw failure("cannot read: \(error)")
+        }
+        let descriptor = OwnedFileDescriptor(adopting: rawDescriptor)
+        var status = stat()
+        guard fstat(descriptor.rawValue, &status) == 0 else { throw failure("cannot read: \(Errno(rawValue: errno))") }
+        guard status.st_mode & S_IFMT == S_IFREG || isNullDevice(status) else {
+            throw failure("not a regular file; give the path of a config file")
+        }
         var result: [UInt8] = []
+        result.reserveCapacity(min(Int(clamping: status.st_size), maximumFileBytes) + 1)
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
+        while result.count <= maximumFileBytes {
             let count: Int
             do {
                 count = try retryingInterrupts { read(descriptor.rawValue, &chunk, chunk.count) }
             } catch {
-                throw SystemCallError("read", path, error)
+                throw failure("cannot read: \(error)")
             }
             if count == 0 { return result }
-            result += chunk.prefix(count)
-            // A config file is a few hundred bytes; refuse to slurp a wrong path's gigabytes.
-            if result.count > 1 << 20 { throw SystemCallError("read", path, Errno(rawValue: EFBIG)) }
+            result.append(contentsOf: chunk[0..<count])
         }
+        throw tooLarge(path)
+    }
+
+    /// Whether `status` is the null device's: the one device a config path may name.
+    private static func isNullDevice(_ status: stat) -> Bool {
+        var null = stat()
+        return status.st_mode & S_IFMT == S_IFCHR && stat("/dev/null", &null) == 0
+            && null.st_mode & S_IFMT == S_IFCHR && null.st_rdev == status.st_rdev
     }
 }
 
@@ -99,11 +135,13 @@ struct ConfigurationReader {
             let dotted = table.key.joined(separator: ".")
             guard dotted == "leds.actions" || Self.knownKeys.contains(where: { $0.table == dotted }) else {
                 let known = Self.knownKeys.map(\.table).joined(separator: ", ")
-                throw error(table.line, nil, "unknown table [\(dotted)] (known tables: \(known), leds.actions)")
+                throw error(table.line, nil, "unknown table [\(MessageExcerpt.plain(dotted))] (known tables: \(known), leds.actions)")
             }
         }
         var width: (value: Int, line: Int)?, height: (value: Int, line: Int)?
-        var actions: [(action: String, line: String, fileLine: Int)]?
+        // `[leds.actions]` replaces the default LEDs as a whole, so whether it appeared matters.
+        var actions: [(action: String, line: String, fileLine: Int)] = []
+        var actionsConfigured = false
         var statusLine = (configuration.statusLEDLine, 0)
         for entry in document.entries {
             let key = entry.dottedKey, line = entry.line
@@ -128,7 +166,7 @@ struct ConfigurationReader {
             case "leds.backend":
                 let name = try string(entry)
                 guard let backend = LEDBackend(rawValue: name) else {
-                    throw error(line, key, "expected \"gpio\" or \"console\", got \"\(Self.escaped(name))\"")
+                    throw error(line, key, "expected \"gpio\" or \"console\", got \(MessageExcerpt.quoted(name))")
                 }
                 configuration.ledBackend = backend
             case "leds.status": statusLine = (try lineName(entry), line)
@@ -138,7 +176,7 @@ struct ConfigurationReader {
                 let name = try string(entry)
                 guard let level = LogLevel(name: name) else {
                     let names = LogLevel.allCases.map(\.name).joined(separator: ", ")
-                    throw error(line, key, "expected one of \(names), got \"\(Self.escaped(name))\"")
+                    throw error(line, key, "expected one of \(names), got \(MessageExcerpt.quoted(name))")
                 }
                 configuration.logLevel = level
             case "watchdog.enabled": configuration.watchdogEnabled = try boolean(entry)
@@ -150,7 +188,12 @@ struct ConfigurationReader {
                     guard !action.isEmpty, action.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }) else {
                         throw error(line, key, "action labels are lower-case letters, digits and _ (as the classifier names them)")
                     }
-                    actions = (actions ?? []) + [(action, try lineName(entry), line)]
+                    // LEDController drives at most this many; refuse here with the line rather than trap later.
+                    guard actions.count < LEDController.maximumActionCount else {
+                        throw error(line, key, "more than \(LEDController.maximumActionCount) action LEDs, the most posewatch can drive; remove some from [leds.actions]")
+                    }
+                    actions.append((action, try lineName(entry), line))
+                    actionsConfigured = true
                 } else {
                     throw unknownKey(entry)
                 }
@@ -162,21 +205,21 @@ struct ConfigurationReader {
         case let (width?, nil): throw error(width.line, "camera.width", "camera.width needs camera.height too")
         case let (nil, height?): throw error(height.line, "camera.height", "camera.height needs camera.width too")
         }
-        if let actions {
+        if actionsConfigured {
             configuration.actionLEDLines = actions.map { ($0.action, $0.line) }
         }
         configuration.statusLEDLine = statusLine.0
         // One line can light one LED: a duplicate would make two LEDs fight over it.
         var seen: [String: String] = [:]
         seen[statusLine.0] = "leds.status"
-        for action in actions ?? [] {
+        for action in actions {
             let role = "leds.actions.\(action.action)"
             if let other = seen[action.line] {
                 throw error(action.fileLine, role, "line \(action.line) is already used by \(other)")
             }
             seen[action.line] = role
         }
-        if actions == nil, let clash = configuration.actionLEDLines.first(where: { $0.line == statusLine.0 }) {
+        if !actionsConfigured, let clash = configuration.actionLEDLines.first(where: { $0.line == statusLine.0 }) {
             throw error(max(statusLine.1, 1), "leds.status", "line \(statusLine.0) is already used by the default leds.actions.\(clash.action)")
         }
         return configuration
@@ -192,51 +235,28 @@ struct ConfigurationReader {
     }
 
     private func mismatch(_ entry: TOMLEntry, expected: String) -> ConfigurationError {
-        error(entry.line, entry.dottedKey, "expected \(expected), got \(Self.show(entry.value))")
-    }
-
-    /// A value as the owner wrote it, for "got …".
-    static func show(_ value: TOMLValue) -> String {
-        switch value {
-        case .string(let text): "\"" + escaped(text) + "\""
-        case .integer(let number): String(number)
-        case .float(let number): String(number)
-        case .boolean(let flag): String(flag)
-        case .array(let elements): "[" + elements.map(show).joined(separator: ", ") + "]"
-        }
-    }
-
-    /// Escapes what would break the one-line message (quotes, backslashes, control characters).
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        error(entry.line, entry.dottedKey, "expected \(expected), got \(MessageExcerpt.show(entry.value))")
     }
 
     private func string(_ entry: TOMLEntry) throws(ConfigurationError) -> String {
         guard case .string(let text) = entry.value else { throw mismatch(entry, expected: "a string") }
+        // A path or name with a NUL (`\u0000`) would be cut there when handed to the C library.
+        guard !text.utf8.contains(0) else {
+            throw error(entry.line, entry.dottedKey, "expected a string without NUL characters, got \(MessageExcerpt.quoted(text))")
+        }
         return text
     }
 
     private func path(_ entry: TOMLEntry) throws(ConfigurationError) -> String {
         let text = try string(entry)
-        guard text.hasPrefix("/") else { throw error(entry.line, entry.dottedKey, "expected an absolute path, got \"\(Self.escaped(text))\"") }
+        guard text.hasPrefix("/") else { throw error(entry.line, entry.dottedKey, "expected an absolute path, got \(MessageExcerpt.quoted(text))") }
         return text
     }
 
     private func lineName(_ entry: TOMLEntry) throws(ConfigurationError) -> String {
         let text = try string(entry)
         guard !text.isEmpty, text.utf8.count < 32, !text.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else {
-            throw error(entry.line, entry.dottedKey, "expected a GPIO line name such as \"GPIO17\", got \(Self.show(entry.value))")
+            throw error(entry.line, entry.dottedKey, "expected a GPIO line name such as \"GPIO17\", got \(MessageExcerpt.show(entry.value))")
         }
         return text
     }

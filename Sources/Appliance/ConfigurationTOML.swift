@@ -4,8 +4,12 @@
 /// booleans, arrays (over several lines, trailing comma allowed) and `#` comments.
 ///
 /// Not supported, each with its own error: multi-line strings, inline tables, arrays of tables,
-/// dates and times. The parser never traps on any input (fuzzed in the tests); every problem is a
-/// `TOMLError` with the line it is on.
+/// dates and times. The parser never traps on any input (fuzzed in the tests and by
+/// Tests/Fuzz/ConfigFuzz.swift); every problem is a `TOMLError` with the line it is on.
+///
+/// Parsing takes time linear in the input: each byte is read once, and the check that a key is not
+/// defined twice walks a tree of the keys seen so far, one step per part, instead of joining every
+/// prefix of the key. `TOMLLimits` bounds what one document may hold on top of that.
 public enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int)
@@ -48,8 +52,32 @@ public struct TOMLDocument: Sendable, Equatable {
 /// A syntax error on a line (1-based), with the key it concerns when known.
 public struct TOMLError: Error, Sendable, Equatable {
     public var line: Int
+    /// The dotted key as written in the file, unescaped: escape it before printing it
+    /// (`ConfigurationError.description` does).
     public var key: String?
+    /// What is wrong. Any key, token or table name it repeats is already escaped and cut short.
     public var message: String
+}
+
+/// What one document may hold, checked while it is parsed: a hostile file is refused at the first
+/// part, byte or line over a limit, before any work grows with it. The defaults fit posewatch's
+/// config many times over (its deepest key, `leds.actions.squats`, has 3 parts; its longest,
+/// `classifier.confidence_threshold`, 31 bytes; a full file has about 20 settings and at most
+/// `LEDController.maximumActionCount` (64) action LEDs).
+public struct TOMLLimits: Sendable, Equatable {
+    /// Parts in one dotted key, the enclosing `[table]`'s included.
+    public var maximumKeyParts = 8
+    /// Bytes in one dotted key, the enclosing `[table]`'s parts and the dots included.
+    public var maximumKeyBytes = 64
+    /// `key = value` lines and `[table]` headers in the document.
+    public var maximumDefinitions = 256
+    /// Elements of all arrays in the document together (a nested array is one element of its
+    /// parent). posewatch's settings hold no arrays; the subset reads them so a TOML file is TOML,
+    /// and without this bound 64 KiB of `[[…]]` would be tens of thousands of arrays to allocate.
+    public var maximumArrayElements = 256
+
+    /// posewatch's limits.
+    public init() {}
 }
 
 /// The parser: a cursor over the file's bytes that tracks the line.
@@ -58,14 +86,28 @@ public struct TOMLParser {
     private var position = 0
     private var line = 1
     private var document = TOMLDocument()
+    private let limits: TOMLLimits
     private var currentTable: [String] = []
-    /// Every key defined so far (values and tables), to refuse redefinitions.
-    private var definedValues: [String: Int] = [:]
-    private var definedTables: [String: Int] = [:]
+    /// `currentTable`'s bytes with the dots between its parts, for the key length limit.
+    private var currentTableBytes = 0
+    private var definitions = 0
+    private var arrayElements = 0
 
-    /// Parses `text`.
-    public static func parse(_ text: [UInt8]) -> Result<TOMLDocument, TOMLError> {
-        var parser = TOMLParser(bytes: text)
+    /// One part of a key seen so far: what it is (a value, a table, or only a prefix of others) and
+    /// where it was first defined, to refuse redefinitions. Index 0 is the document's root.
+    private struct KeyNode {
+        var children: [String: Int] = [:]
+        var valueLine: Int?
+        var tableLine: Int?
+        /// The line of the first key that went through this node.
+        var firstLine: Int
+    }
+    private var keyTree = [KeyNode(firstLine: 0)]
+
+    /// Parses `text`. The caller bounds its size (`ApplianceConfiguration.maximumFileBytes`); the
+    /// time taken is linear in it.
+    public static func parse(_ text: [UInt8], limits: TOMLLimits = TOMLLimits()) -> Result<TOMLDocument, TOMLError> {
+        var parser = TOMLParser(bytes: text, limits: limits)
         do {
             try parser.parseDocument()
             return .success(parser.document)
@@ -74,7 +116,10 @@ public struct TOMLParser {
         }
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], limits: TOMLLimits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
 
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
     private func peek(_ offset: Int) -> UInt8? { position + offset < bytes.count ? bytes[position + offset] : nil }
@@ -92,6 +137,10 @@ public struct TOMLParser {
         while true {
             skipWhitespaceCommentsAndNewlines()
             guard let byte = current else { return }
+            definitions += 1
+            guard definitions <= limits.maximumDefinitions else {
+                throw fail("more than \(limits.maximumDefinitions) settings and tables; a posewatch config has about 20 settings and one per action LED: is this the config file?")
+            }
             if byte == UInt8(ascii: "[") {
                 try parseTableHeader()
             } else {
@@ -152,42 +201,65 @@ public struct TOMLParser {
         position += 1
         if current == UInt8(ascii: "[") { throw fail("arrays of tables ([[…]]) are not supported") }
         skipWhitespace()
-        let key = try parseKey()
+        let key = try parseKey(under: [], bytes: 0)
         skipWhitespace()
-        guard current == UInt8(ascii: "]") else { throw fail("expected ] to close the table header [\(key.joined(separator: "."))") }
-        position += 1
         let dotted = key.joined(separator: ".")
-        if let earlier = definedTables[dotted] { throw fail("table [\(dotted)] is defined twice (first on line \(earlier))", key: dotted) }
-        if let earlier = definedValues[dotted] { throw fail("[\(dotted)] is already a value (line \(earlier))", key: dotted) }
-        definedTables[dotted] = line
+        guard current == UInt8(ascii: "]") else { throw fail("expected ] to close the table header [\(MessageExcerpt.plain(dotted))") }
+        position += 1
+        let node = try keyNode(for: key, at: line, dotted: dotted)
+        if let earlier = keyTree[node].tableLine { throw fail("table [\(MessageExcerpt.plain(dotted))] is defined twice (first on line \(earlier))", key: dotted) }
+        if let earlier = keyTree[node].valueLine { throw fail("[\(MessageExcerpt.plain(dotted))] is already a value (line \(earlier))", key: dotted) }
+        keyTree[node].tableLine = line
         document.tables.append((key, line))
         currentTable = key
+        currentTableBytes = dotted.utf8.count
     }
 
     private mutating func parseKeyValue() throws(TOMLError) {
-        let relative = try parseKey()
-        let key = currentTable + relative
+        let key = try parseKey(under: currentTable, bytes: currentTableBytes)
         let dotted = key.joined(separator: ".")
         skipWhitespace()
-        guard current == UInt8(ascii: "=") else { throw fail("expected = after the key \(dotted)", key: dotted) }
+        guard current == UInt8(ascii: "=") else { throw fail("expected = after the key \(MessageExcerpt.plain(dotted))", key: dotted) }
         position += 1
         skipWhitespace()
         let startLine = line
         let value = try parseValue(key: dotted)
-        if let earlier = definedValues[dotted] { throw TOMLError(line: startLine, key: dotted, message: "defined twice (first on line \(earlier))") }
-        if let earlier = definedTables[dotted] { throw TOMLError(line: startLine, key: dotted, message: "is already a table (line \(earlier))") }
-        // A value under a key that is itself a value (`a = 1` then `a.b = 2`) is a redefinition too.
-        for length in 1..<max(key.count, 1) {
-            let prefix = key.prefix(length).joined(separator: ".")
-            if let earlier = definedValues[prefix] { throw TOMLError(line: startLine, key: dotted, message: "\(prefix) is already a value (line \(earlier))") }
+        let node = try keyNode(for: key, at: startLine, dotted: dotted)
+        if let earlier = keyTree[node].valueLine { throw TOMLError(line: startLine, key: dotted, message: "defined twice (first on line \(earlier))") }
+        // A table, whether from a header or from keys below it (`a.b = 1` then `a = 2`).
+        if let earlier = keyTree[node].tableLine ?? (keyTree[node].children.isEmpty ? nil : keyTree[node].firstLine) {
+            throw TOMLError(line: startLine, key: dotted, message: "is already a table (line \(earlier))")
         }
-        definedValues[dotted] = startLine
+        keyTree[node].valueLine = startLine
         document.entries.append(TOMLEntry(key: key, value: value, line: startLine))
     }
 
-    /// A dotted key of bare (`A-Za-z0-9_-`) or quoted parts.
-    private mutating func parseKey() throws(TOMLError) -> [String] {
-        var parts: [String] = []
+    /// The tree node of `key`, made if new. A key under one that is a value (`a = 1` then
+    /// `a.b = 2`, or `[a.b]`) is refused here. One dictionary step per part: linear in the key.
+    private mutating func keyNode(for key: [String], at definitionLine: Int, dotted: String) throws(TOMLError) -> Int {
+        var node = 0
+        for (index, part) in key.enumerated() {
+            if let earlier = keyTree[node].valueLine {
+                let prefix = key.prefix(index).joined(separator: ".")
+                throw TOMLError(line: definitionLine, key: dotted, message: "\(MessageExcerpt.plain(prefix)) is already a value (line \(earlier))")
+            }
+            if let child = keyTree[node].children[part] {
+                node = child
+            } else {
+                keyTree.append(KeyNode(firstLine: definitionLine))
+                keyTree[node].children[part] = keyTree.count - 1
+                node = keyTree.count - 1
+            }
+        }
+        return node
+    }
+
+    /// A dotted key of bare (`A-Za-z0-9_-`) or quoted parts, appended to `table` (whose parts and
+    /// dots take `bytes`). Refused at the first part or byte over `limits`, so a key of 20,000
+    /// parts costs no more than one of 9.
+    private mutating func parseKey(under table: [String], bytes tableBytes: Int) throws(TOMLError) -> [String] {
+        var parts = table
+        var keyBytes = tableBytes
         while true {
             skipWhitespace()
             guard let byte = current else { throw fail("expected a key, found the end of the file") }
@@ -199,6 +271,13 @@ public struct TOMLParser {
                 while let byte = current, Self.isBareKeyByte(byte) { position += 1 }
                 guard position > start else { throw fail("expected a key, found \(Self.describe(byte))") }
                 parts.append(String(decoding: bytes[start..<position], as: UTF8.self))
+            }
+            keyBytes += (parts.count > 1 ? 1 : 0) + parts[parts.count - 1].utf8.count
+            if parts.count > limits.maximumKeyParts {
+                throw fail("a key has at most \(limits.maximumKeyParts) parts, table included (posewatch's have at most 3, as in leds.actions.squats)", key: parts.joined(separator: "."))
+            }
+            if keyBytes > limits.maximumKeyBytes {
+                throw fail("a key has at most \(limits.maximumKeyBytes) bytes, table included (posewatch's longest is classifier.confidence_threshold, 31)", key: parts.joined(separator: "."))
             }
             skipWhitespace()
             guard current == UInt8(ascii: ".") else { return parts }
@@ -251,6 +330,10 @@ public struct TOMLParser {
             skipWhitespaceCommentsAndNewlines()
             guard let byte = current else { throw fail("unterminated array", key: key) }
             if byte == UInt8(ascii: "]") { position += 1; return .array(elements) }
+            arrayElements += 1
+            guard arrayElements <= limits.maximumArrayElements else {
+                throw fail("more than \(limits.maximumArrayElements) array elements in the file; no posewatch setting is an array", key: key)
+            }
             elements.append(try parseValue(key: key, depth: depth + 1))
             skipWhitespaceCommentsAndNewlines()
             if current == UInt8(ascii: ",") { position += 1; continue }
@@ -304,49 +387,96 @@ public struct TOMLParser {
         }
     }
 
+    /// The longest number token read: any real number fits (a Double needs at most 24 characters,
+    /// underscores and an exponent included), and conversion stays cheap however long the line.
+    static let maximumNumberLength = 64
+
+    /// A number, read as bytes: the token is ASCII (bare-key bytes, `+`, `.`, `:`), and byte
+    /// comparisons cost a fraction of Character ones (8,000 floats in a file must parse in far less
+    /// than a frame).
     private mutating func parseNumber(key: String) throws(TOMLError) -> TOMLValue {
         let start = position
         while let byte = current, Self.isBareKeyByte(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":") {
             position += 1
         }
-        let token = String(decoding: bytes[start..<position], as: UTF8.self)
-        guard !token.isEmpty else { throw fail("unexpected \(Self.describe(bytes[start])); strings need quotes", key: key) }
-        if token.contains(":") || (token.count >= 10 && token.dropFirst(4).first == "-" && token.first?.isNumber == true) {
+        let token = bytes[start..<position]
+        // For messages only: escaped and cut short.
+        func shown() -> String { MessageExcerpt.plain(String(decoding: token, as: UTF8.self)) }
+        guard let first = token.first else { throw fail("unexpected \(Self.describe(bytes[start])); strings need quotes", key: key) }
+        if token.contains(UInt8(ascii: ":")) || (token.count >= 10 && token[start + 4] == UInt8(ascii: "-") && Self.isDigit(first)) {
             throw fail("dates and times are not supported", key: key)
         }
-        var body = Substring(token)
+        guard token.count <= Self.maximumNumberLength else {
+            throw fail("\(shown()) is too long for a number (at most \(Self.maximumNumberLength) characters); strings need quotes", key: key)
+        }
+        var body = token[...]
         var negative = false
-        if let sign = body.first, sign == "+" || sign == "-" { negative = sign == "-"; body = body.dropFirst() }
-        switch body {
-        case "inf": return .float(negative ? -.infinity : .infinity)
-        case "nan": return .float(.nan)
-        default: break
-        }
+        if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { negative = first == UInt8(ascii: "-"); body = body.dropFirst() }
+        if body.elementsEqual("inf".utf8) { return .float(negative ? -.infinity : .infinity) }
+        if body.elementsEqual("nan".utf8) { return .float(.nan) }
         // Underscores must sit between digits.
-        if body.hasPrefix("_") || body.hasSuffix("_") || body.contains("__") || body.contains("_.") || body.contains("._") {
-            throw fail("invalid number \(token)", key: key)
+        let underscore = UInt8(ascii: "_"), dot = UInt8(ascii: ".")
+        if body.first == underscore || body.last == underscore
+            || zip(body, body.dropFirst()).contains(where: { ($0 == underscore && ($1 == underscore || $1 == dot)) || ($0 == dot && $1 == underscore) }) {
+            throw fail("invalid number \(shown())", key: key)
         }
-        let digits = body.replacingUnderscores()
-        for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where digits.hasPrefix(prefix) {
-            guard !negative, token.first != "+", let value = Int(digits.dropFirst(2), radix: radix), !digits.dropFirst(2).contains(where: { $0 == "+" || $0 == "-" }) else {
-                throw fail("invalid number \(token)", key: key)
+        let digits = body.filter { $0 != underscore }
+        if digits.count > 2, digits[0] == UInt8(ascii: "0") {
+            let radix: Int? = switch digits[1] {
+            case UInt8(ascii: "x"): 16
+            case UInt8(ascii: "o"): 8
+            case UInt8(ascii: "b"): 2
+            default: nil
             }
-            return .integer(value)
+            if let radix {
+                guard first != UInt8(ascii: "+"), !negative, let value = Self.integer(digits.dropFirst(2), radix: radix) else {
+                    throw fail("invalid number \(shown())", key: key)
+                }
+                return .integer(value)
+            }
+        } else if digits.count == 2, digits[0] == UInt8(ascii: "0"), [UInt8(ascii: "x"), UInt8(ascii: "o"), UInt8(ascii: "b")].contains(digits[1]) {
+            throw fail("invalid number \(shown())", key: key)  // a prefix without digits
         }
-        guard let first = digits.first, first.isASCII, first.isNumber else {
-            throw fail("unexpected value \(token); strings need quotes", key: key)
+        guard let firstDigit = digits.first, Self.isDigit(firstDigit) else {
+            throw fail("unexpected value \(shown()); strings need quotes", key: key)
         }
-        if digits.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            if digits.count > 1 && digits.hasPrefix("0") { throw fail("leading zeros are not allowed in \(token)", key: key) }
-            guard let value = Int((negative ? "-" : "") + digits) else { throw fail("integer \(token) is out of range", key: key) }
+        if digits.allSatisfy(Self.isDigit) {
+            if digits.count > 1 && firstDigit == UInt8(ascii: "0") { throw fail("leading zeros are not allowed in \(shown())", key: key) }
+            guard let value = Self.integer(digits[...], radix: 10, negative: negative) else { throw fail("integer \(shown()) is out of range", key: key) }
             return .integer(value)
         }
         // A float: digits, optional fraction, optional exponent, checked by shape before conversion.
-        guard Self.isFloatShape(Array(digits.utf8)), let value = Double(digits) else {
-            throw fail("invalid number \(token)", key: key)
+        guard Self.isFloatShape(digits), let value = Double(String(decoding: digits, as: UTF8.self)) else {
+            throw fail("invalid number \(shown())", key: key)
         }
         return .float(negative ? -value : value)
     }
+
+    /// The integer `digits` (no sign, no prefix) spell in `radix`, or nil when a byte is not a digit
+    /// of it, there are none, or the value does not fit in an Int.
+    private static func integer(_ digits: ArraySlice<UInt8>, radix: Int, negative: Bool = false) -> Int? {
+        guard !digits.isEmpty else { return nil }
+        // Accumulated as a negative number, which reaches Int.min.
+        var value = 0
+        for byte in digits {
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = Int(byte - UInt8(ascii: "A")) + 10
+            default: return nil
+            }
+            guard digit < radix else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: radix)
+            let (next, underflow) = shifted.subtractingReportingOverflow(digit)
+            guard !overflow, !underflow else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
     private static func isFloatShape(_ text: [UInt8]) -> Bool {
         var index = 0
@@ -375,8 +505,4 @@ public struct TOMLParser {
         if byte >= 0x21 && byte < 0x7F { return "\"\(Character(Unicode.Scalar(byte)))\"" }
         return "byte 0x" + String(byte, radix: 16)
     }
-}
-
-extension Substring {
-    fileprivate func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
 }

@@ -12,7 +12,7 @@
 //
 // How the frame loop is meant to use them (one poll() with the camera fd, a signalfd and a timerfd):
 //
-//     let layout = LEDLayout(actions: configuration.actionLEDLines, statusLine: configuration.statusLEDLine)
+//     let layout = try LEDLayout(actions: configuration.actionLEDLines, statusLine: configuration.statusLEDLine)
 //     let logger = Logger.standard(level: configuration.logLevel)
 //     let notifier = ServiceNotifier.fromEnvironment()
 //     let watchdog = configuration.watchdogEnabled ? WatchdogSchedule.fromEnvironment() : nil

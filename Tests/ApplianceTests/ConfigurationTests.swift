@@ -25,7 +25,7 @@ private func failure(_ text: String) -> String? {
     }
 
     @Test func theShippedDefaultFileParsesToTheDefaults() throws {
-        let text = try ApplianceConfiguration.readWholeFile(String("\(#filePath)".dropLast("Tests/ApplianceTests/ConfigurationTests.swift".count)) + "deploy/posewatch.toml")
+        let text = try #require(try ApplianceConfiguration.readFile(String("\(#filePath)".dropLast("Tests/ApplianceTests/ConfigurationTests.swift".count)) + "deploy/posewatch.toml"))
         #expect(try ApplianceConfiguration.parse(text, path: "posewatch.toml") == ApplianceConfiguration())
     }
 
@@ -143,6 +143,19 @@ private func failure(_ text: String) -> String? {
             == "/etc/posewatch/posewatch.toml:2: leds.status: line GPIO17 is already used by the default leds.actions.jumping_jacks")
     }
 
+    @Test func asManyActionLEDsAsTheControllerDrivesAreAcceptedAndOneMoreIsAConfigurationError() throws {
+        let maximum = LEDController.maximumActionCount
+        func file(actions: Int) -> String {
+            "[leds.actions]\n" + (0..<actions).map { "action\($0) = \"GPIO\($0 + 100)\"\n" }.joined()
+        }
+        let most = try parse(file(actions: maximum))
+        #expect(most.actionLEDLines.count == maximum)
+        // The layout `run` builds from it is one LEDController accepts.
+        #expect(try LEDLayout(actions: most.actionLEDLines, statusLine: most.statusLEDLine).actionCount == maximum)
+        #expect(failure(file(actions: maximum + 1))
+            == "/etc/posewatch/posewatch.toml:66: leds.actions.action64: more than 64 action LEDs, the most posewatch can drive; remove some from [leds.actions]")
+    }
+
     @Test func syntaxErrorsCarryTheirLineAndKey() {
         #expect(failure("[camera]\nwidth 640") == "/etc/posewatch/posewatch.toml:2: camera.width: expected = after the key camera.width")
         #expect(failure("[camera\n") == "/etc/posewatch/posewatch.toml:1: expected ] to close the table header [camera")
@@ -214,6 +227,20 @@ private func failure(_ text: String) -> String? {
         #expect(values["a"] == .array([.integer(1), .float(2.5), .string("x"), .array([.boolean(true)]), .string("trailing")]))
         #expect(values["e"] == .array([]))
         #expect(parsed.entries.first { $0.dottedKey == "e" }?.line == 14)
+    }
+
+    @Test func aKeyIsNeverDefinedTwiceWhetherAsAValueATableOrAPrefix() throws {
+        func error(_ text: String) -> TOMLError? {
+            if case .failure(let error) = TOMLParser.parse(Array(text.utf8)) { return error }
+            return nil
+        }
+        #expect(error("a = 1\na.b = 2") == TOMLError(line: 2, key: "a.b", message: "a is already a value (line 1)"))
+        #expect(error("a = 1\n[a.b]") == TOMLError(line: 2, key: "a.b", message: "a is already a value (line 1)"))
+        #expect(error("a.b = 1\na = 2") == TOMLError(line: 2, key: "a", message: "is already a table (line 1)"))
+        #expect(error("[a]\n[b]\na = 1") == nil)  // b.a
+        #expect(error("[a]\n[b]\n[a]") == TOMLError(line: 3, key: "a", message: "table [a] is defined twice (first on line 1)"))
+        // Parts are compared as parts: a quoted dot is not a separator.
+        #expect(try TOMLParser.parse(Array("\"a.b\" = 1\na.b = 2".utf8)).get().entries.map(\.key) == [["a.b"], ["a", "b"]])
     }
 
     @Test func malformedNumbersAreRefused() {

@@ -143,11 +143,27 @@ func boundDatagramSocket(at path: String) -> Int32 {
 
     /// Waits up to `seconds` for `needle` to appear in the file at `path`.
     func waitFor(_ needle: String, in path: String, seconds: Double) -> Bool {
+        waitFor({ $0.contains(needle) }, in: path, seconds: seconds)
+    }
+
+    /// Waits up to `seconds` for the text of the file at `path` to satisfy `condition`.
+    func waitFor(_ condition: (String) -> Bool, in path: String, seconds: Double) -> Bool {
         for _ in 0..<Int(seconds * 10) {
-            if contents(of: path).contains(needle) { return true }
+            if condition(contents(of: path)) { return true }
             usleep(100_000)
         }
         return false
+    }
+
+    /// Whether a log holds, after the first line containing `marker`, a summary that counted frames.
+    func summaryWithFrames(after marker: String) -> (String) -> Bool {
+        { text in
+            guard let start = text.range(of: marker)?.upperBound else { return false }
+            return text[start...].split(separator: "\n").contains { line in
+                line.contains("POSEWATCH_EVENT=summary")
+                    && line.split(separator: " ").contains { $0.hasPrefix("FRAMES=") && $0 != "FRAMES=0" }
+            }
+        }
     }
 
     /// Each summary covers its own interval: over a whole clip, the frames the summaries report as
@@ -195,6 +211,17 @@ func boundDatagramSocket(at path: String) -> Int32 {
         write("[classifier]\nconfidence_threshold = 7\n", to: config)
         kill(pid, SIGHUP)
         #expect(waitFor("config reload failed, keeping the running settings: \(config):2: classifier.confidence_threshold", in: log, seconds: 10))
+
+        // Hostile files (issue 27) are refused the same way, between two frames, and frames keep
+        // coming: the key of 20,000 parts (an hour with the old parser) and a 600 KB file.
+        write(String(repeating: "a.", count: 20_000) + "a = 1\n", to: config)
+        kill(pid, SIGHUP)
+        #expect(waitFor("keeping the running settings: \(config):1: a.a.a.a.a.a.a.a.a: a key has at most 8 parts", in: log, seconds: 10))
+        write("x = \"" + String(repeating: "v", count: 600_000) + "\"\n", to: config)
+        kill(pid, SIGHUP)
+        let refused = "keeping the running settings: \(config): the file is larger than 65536 bytes"
+        #expect(waitFor(refused, in: log, seconds: 10))
+        #expect(waitFor(summaryWithFrames(after: refused), in: log, seconds: 10), "no frames after the refused reload")
 
         // Decision rules, smoothing and cropping apply in place; a new model path needs a restart.
         write("[models]\npose = \"/elsewhere/movenet.tflite\"\n[classifier]\nconfidence_threshold = 0.7\n[pose]\nsmoothing = true\nsmart_cropping = false\n", to: config)
@@ -275,8 +302,9 @@ struct CountingLEDLines: LEDLines {
 /// The loop's time-keeping outputs (`TimedOutputs`) through one long inference, with an injected
 /// clock: the heartbeat keeps its shape and the watchdog is fed between the model's operators.
 @Suite(.serialized) struct LoopTimingTests {
-    static let layout = LEDLayout(actions: [("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
-                                            ("squats", "GPIO23"), ("push_ups", "GPIO24")], statusLine: "GPIO25")
+    // Five actions, well under LEDController.maximumActionCount: the init cannot throw here.
+    static let layout = try! LEDLayout(actions: [("jumping_jacks", "GPIO17"), ("lunges", "GPIO27"), ("burpees", "GPIO22"),
+                                                 ("squats", "GPIO23"), ("push_ups", "GPIO24")], statusLine: "GPIO25")
     let scratch = ScratchDirectory("posewatch-timing-test")
     var directory: String { scratch.path }
 

@@ -61,3 +61,18 @@ swiftc $FLAGS -module-name FuzzKeypoints -I "$OUT" $CAPTURE_MODULES Tests/Fuzz/K
   Sources/Appliance/Replay/KeypointFile.swift Sources/Appliance/Inputs/FrameInput.swift $CAPTURE_OBJECTS \
   $CAPTURE_LIBRARIES -o "$OUT/fuzz-keypoints"
 echo "built $OUT/fuzz-keypoints"
+
+# The config file (TOML subset and the key-by-key reader): the Appliance files that need only
+# LinuxSystem and Outputs (Configuration.swift says so at its top) are compiled into the target
+# itself; the whole Appliance module would pull in ArgumentParser, the camera and the models.
+c_module CGPIOD -O2
+c_module CLinuxShims -O2
+OUTPUT_MODULES="$C_MODULES -I $OUT/CGPIOD -I $OUT/CLinuxShims -I Sources/CLibGPIOD"
+swiftc $FLAGS -module-name Outputs -I "$OUT" $OUTPUT_MODULES -wmo -emit-module -emit-module-path "$OUT/Outputs.swiftmodule" \
+  -c $(find Sources/Outputs -name '*.swift') -o "$OUT/Outputs.o"
+CONFIG_SOURCES="Sources/Appliance/Configuration.swift Sources/Appliance/ConfigurationFile.swift
+  Sources/Appliance/ConfigurationTOML.swift Sources/Appliance/ConfigurationMessages.swift"
+swiftc $FLAGS -module-name FuzzConfig -I "$OUT" $OUTPUT_MODULES Tests/Fuzz/ConfigFuzz.swift $CONFIG_SOURCES \
+  "$OUT/LinuxSystem.o" "$OUT/Outputs.o" "$OUT/libCGPIOD.a" "$OUT/libCLinuxShims.a" $C_LIBRARIES \
+  $(pkg-config --libs libgpiod) -o "$OUT/fuzz-config"
+echo "built $OUT/fuzz-config"

@@ -214,12 +214,20 @@ import Glibc
 #endif
 
 @Suite struct LEDLayoutTests {
-    @Test func labelsMapToTheirLEDAndUnmappedLabelsShowAsOther() {
-        let layout = LEDLayout(actions: [("squats", "GPIO23"), ("lunges", "GPIO27")], statusLine: "GPIO25")
+    @Test func labelsMapToTheirLEDAndUnmappedLabelsShowAsOther() throws {
+        let layout = try LEDLayout(actions: [("squats", "GPIO23"), ("lunges", "GPIO27")], statusLine: "GPIO25")
         #expect(layout.indication(forAction: "lunges") == .action(1))
         #expect(layout.indication(forAction: "burpees") == .other)
         #expect(layout.leds.map(\.lineName) == ["GPIO23", "GPIO27", "GPIO25"])
         #expect(layout.leds.last?.role == "status")
         #expect(layout.actionCount == 2)
+    }
+
+    @Test func aLayoutWithMoreActionsThanTheControllerCanDriveIsAnErrorNotATrap() throws {
+        let most = (0..<LEDController.maximumActionCount).map { ("action\($0)", "GPIO\($0)") }
+        #expect(try LEDLayout(actions: most, statusLine: "STATUS").actionCount == LEDController.maximumActionCount)
+        #expect(throws: LEDError("65 action LEDs configured; posewatch drives at most 64")) {
+            try LEDLayout(actions: most + [("one_more", "GPIO99")], statusLine: "STATUS")
+        }
     }
 }

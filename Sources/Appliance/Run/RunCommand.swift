@@ -55,7 +55,12 @@ struct RunCommand: ParsableCommand {
         let classifier = try Self.loadClassifier(configuration, logger: logger)
         let pipeline = ActionPipeline(classifier: classifier, settings: configuration.pipelineSettings)
 
-        let layout = LEDLayout(actions: configuration.actionLEDLines, statusLine: configuration.statusLEDLine)
+        let layout: LEDLayout
+        do { layout = try LEDLayout(actions: configuration.actionLEDLines, statusLine: configuration.statusLEDLine) } catch {
+            // The config reader already refuses this; a layout is checked wherever it is built.
+            logger.critical("\(error)", LogFields(event: .config))
+            throw ExitCode(ExitStatus.configuration)
+        }
         let status: Int32
         switch configuration.ledBackend {
         case .console:

@@ -69,6 +69,10 @@ public struct LEDTiming: Sendable, Equatable {
 /// happened; ask it for the line levels at an instant and for the next instant they change (to arm
 /// a timerfd). It does no I/O and reads no clock, so tests drive it with made-up instants.
 public struct LEDController: Sendable {
+    /// The most action LEDs one controller drives: `LEDLevels.actions` has one bit per LED. The
+    /// config reader and `LEDLayout` refuse more, so a config file can never reach the trap below.
+    public static let maximumActionCount = UInt64.bitWidth
+
     /// How many action LEDs there are (the status LED comes on top).
     public let actionCount: Int
     public let timing: LEDTiming
@@ -81,9 +85,11 @@ public struct LEDController: Sendable {
     /// Per action LED: until when a repetition flash inverts it (past instants mean no flash).
     private var flashUntil: [MonotonicInstant]
 
-    /// A controller for `actionCount` action LEDs (at most 64), starting up, status healthy, at `now`.
+    /// A controller for `actionCount` action LEDs (at most `maximumActionCount`), starting up,
+    /// status healthy, at `now`. More is a programming error: a layout built from a config file is
+    /// checked against the maximum before it gets here.
     public init(actionCount: Int, timing: LEDTiming = LEDTiming(), now: MonotonicInstant) {
-        precondition((0...64).contains(actionCount), "at most 64 action LEDs")
+        precondition((0...Self.maximumActionCount).contains(actionCount), "at most \(Self.maximumActionCount) action LEDs")
         self.actionCount = actionCount
         self.timing = timing
         indicationSince = now

@@ -7,7 +7,12 @@ public struct LEDLayout: Sendable, Equatable {
     public let leds: [LEDLine]
 
     /// A layout from the configured `(action label, line name)` pairs and the status LED's line.
-    public init(actions: [(action: String, line: String)], statusLine: String) {
+    /// More actions than `LEDController.maximumActionCount` is an error rather than a trap later in
+    /// `LEDController`: the pairs come from a config file, which may hold anything.
+    public init(actions: [(action: String, line: String)], statusLine: String) throws(LEDError) {
+        guard actions.count <= LEDController.maximumActionCount else {
+            throw LEDError("\(actions.count) action LEDs configured; posewatch drives at most \(LEDController.maximumActionCount)")
+        }
         actionLabels = actions.map(\.action)
         leds = actions.map { LEDLine(lineName: $0.line, role: $0.action) } + [LEDLine(lineName: statusLine, role: "status")]
     }

@@ -12,7 +12,8 @@
 // Build and run (outside SwiftPM; build.sh compiles LinuxSystem, Outputs and the config files of
 // Appliance with -O -sanitize=fuzzer,address):
 //
-//     Tests/Fuzz/run-config-fuzz.sh 600            # build, then 600 s from Tests/Fuzz/seeds-config
+//     Tests/Fuzz/run-fuzz.sh 600 config     # build, then 600 s from Tests/Fuzz/seeds-config (run-fuzz.sh
+//                                           # passes the dictionary, -timeout=1 and -rss_limit_mb=512)
 import LinuxSystem
 import Outputs
 

@@ -38,7 +38,7 @@ extension ApplianceConfiguration {
             text = try readWholeFile(file)
         } catch {
             if path == nil && error.errno == .noSuchFileOrDirectory { return ApplianceConfiguration() }
-            throw ConfigurationError(path: file, line: nil, key: nil, problem: "cannot read: \(error.errno)")
+            throw ConfigurationError(path: file, line: nil, key: nil, problem: "cannot read: \(error.reason)")
         }
         return try parse(text, path: file)
     }
@@ -55,7 +55,8 @@ extension ApplianceConfiguration {
     }
 
     static func readWholeFile(_ path: String) throws(SystemCallError) -> [UInt8] {
-        let descriptor = try OwnedFileDescriptor.open(path, flags: O_RDONLY)
+        // Not a FIFO (open would wait for a writer), a device or a directory: refused at once.
+        let descriptor = try OwnedFileDescriptor.openRegularFile(path)
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {

@@ -160,7 +160,7 @@ public struct NumPyArray: Sendable, Equatable {
             let file = try MemoryMappedFile(path: path)
             data = Array(file.bytes)
         } catch {
-            throw FormatError("cannot read \(path): \(error.errno)")
+            throw FormatError("cannot read \(path): \(error.reason)")
         }
         do {
             return try NumPyArray(parsing: data)

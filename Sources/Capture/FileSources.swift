@@ -131,7 +131,9 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
         let layout = FrameLayout(pixelFormat: format, width: width, height: height, bytesPerLine: width, colorRange: range)
         self.frameByteCount = layout.minimumByteCount
         // One frame with its FRAME line: the only buffer the source reads through, sized now.
-        window.reserve(Self.frameLineLimit + frameByteCount)
+        // Never more than the file: a 60-byte file declaring 8192x8192 frames gets no 100 MB.
+        window.maximumCapacity = Swift.min(Self.frameLineLimit + frameByteCount, window.maximumCapacity)
+        window.reserve(window.maximumCapacity)
         self.window = window
         self.path = path
         self.frameLayout = layout
@@ -174,8 +176,14 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
     /// Reads the `FRAME` line at `position` and, with it, the frame's data into the window.
     mutating func locateFrame(at position: Int) -> FrameLocation {
         let bytes = window.bytes(at: position, atLeast: Self.frameLineLimit + frameByteCount)
-        guard bytes.count >= 6, bytes.starts(with: "FRAME".utf8) else { return .none }
-        guard let lineEnd = bytes.prefix(Self.frameLineLimit).firstIndex(of: UInt8(ascii: "\n")) else { return .truncated }
+        // Byte by byte: generic collection calls (starts(with:), prefix) allocate in debug builds,
+        // and the per-frame path is held to zero allocations.
+        guard bytes.count >= 6, bytes[0] == UInt8(ascii: "F"), bytes[1] == UInt8(ascii: "R"), bytes[2] == UInt8(ascii: "A"),
+              bytes[3] == UInt8(ascii: "M"), bytes[4] == UInt8(ascii: "E") else { return .none }
+        var lineEnd = 5
+        let lineLimit = Swift.min(bytes.count, Self.frameLineLimit)
+        while lineEnd < lineLimit && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+        guard lineEnd < lineLimit else { return .truncated }
         let dataStart = lineEnd + 1
         return dataStart + frameByteCount <= bytes.count ? .complete(dataStart: position + dataStart) : .truncated
     }
@@ -212,7 +220,7 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
             position = window.fileSize
             return .endOfStream
         }
-        let frame = Frame(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<frameByteCount]),
+        let frame = Frame(bytes: UnsafeRawBufferPointer(start: bytes.baseAddress, count: frameByteCount),
                           layout: frameLayout, timestamp: MonotonicInstant(nanoseconds: presentation), sequence: index)
         position = dataStart + frameByteCount
         index += 1

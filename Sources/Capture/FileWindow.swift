@@ -20,8 +20,9 @@ struct FileWindow: ~Copyable {
     let path: String
     /// The file's size when it was opened (a clip is not expected to grow while it plays).
     let fileSize: Int
-    /// The most `bytes(at:atLeast:)` ever holds; a larger request is cut to this.
-    let maximumCapacity: Int
+    /// The most `bytes(at:atLeast:)` ever holds (at most the file's size); a larger request is
+    /// cut to this.
+    var maximumCapacity: Int
     private var buffer: UnsafeMutableRawBufferPointer
     /// The file offset of `buffer[0]`, and how many bytes from there are valid.
     private var start = 0
@@ -42,7 +43,8 @@ struct FileWindow: ~Copyable {
         self.descriptor = descriptor
         self.path = path
         self.fileSize = Int(status.st_size)
-        self.maximumCapacity = Swift.max(maximumCapacity, 1)
+        // Never more than the file holds: a 40-byte file costs no 64 KiB header buffer.
+        self.maximumCapacity = Swift.max(Swift.min(maximumCapacity, fileSize), 1)
         buffer = .allocate(byteCount: Swift.min(Swift.max(capacity, 1), self.maximumCapacity), alignment: 16)
     }
 

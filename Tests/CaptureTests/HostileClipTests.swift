@@ -47,8 +47,18 @@ func headerOnlyJPEG(width: UInt16, height: UInt16) -> [UInt8] {
         #expect(y4mRefusal("YUV4MPEG2 W0 H480") == "Y4M header W0: the frame width must be 1 to 8192 pixels")
         #expect(y4mRefusal("YUV4MPEG2 W-64 H480") == "Y4M header W-64: the frame width must be 1 to 8192 pixels")
         #expect(y4mRefusal("YUV4MPEG2 W99999999999999999999999 H480") == "Y4M header W99999999999999999999999: the frame width must be 1 to 8192 pixels")
-        // The largest accepted size opens (its one-frame buffer is reserved, not touched).
         #expect(y4mRefusal("YUV4MPEG2 W8192 H8192 F25:1") == nil)
+    }
+
+    @Test("A 40-byte file declaring 8192x8192 frames opens with a buffer no larger than the file, and ends at once")
+    func aTinyFileDeclaringHugeFramesCostsLittle() throws {
+        let path = directory + "/tiny.y4m"
+        let bytes = Array("YUV4MPEG2 W8192 H8192 F25:1\nFRAME\n0123".utf8)
+        writeFile(path, bytes)
+        var source = try Y4MFileSource(path: path)
+        #expect(source.bufferedByteCount <= bytes.count)
+        #expect(source.nextFrame(timeoutMilliseconds: 0, { _ in .used }) == .endOfStream)
+        #expect(source.statistics.broken == 1)
     }
 
     @Test("Y4M frame rates of F1:4294967295, F0:1, F1:0 or not numbers are refused with one line naming the token")

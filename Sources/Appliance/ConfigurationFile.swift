@@ -67,45 +67,36 @@ extension ApplianceConfiguration {
     /// The bytes of the config file at `path`, or nil when it does not exist and
     /// `missingMeansDefaults`. Reads at most `maximumFileBytes` + 1 bytes (enough to know it is too
     /// large), and only from a regular file or /dev/null (`--config /dev/null`: all defaults, as
-    /// the tests and evaluation scripts use it): a FIFO, a terminal or another device put at the
-    /// config's path could block the reading loop (on SIGHUP, the frame loop).
+    /// the tests and evaluation scripts use it; `OwnedFileDescriptor.openRegularFile`): a FIFO, a
+    /// terminal or another device put at the config's path could block the reading loop (on
+    /// SIGHUP, the frame loop).
     static func readFile(_ path: String, missingMeansDefaults: Bool = false) throws(ConfigurationError) -> [UInt8]? {
-        func failure(_ problem: String) -> ConfigurationError { ConfigurationError(path: path, line: nil, key: nil, problem: problem) }
-        let rawDescriptor: Int32
-        do {
-            // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-            rawDescriptor = try retryingInterrupts { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        let contents: Result<[UInt8], ConfigurationError>
+        do throws(SystemCallError) {
+            let descriptor = try OwnedFileDescriptor.openRegularFile(path)
+            contents = readLimited(descriptor, path: path)
         } catch {
-            if missingMeansDefaults && error == .noSuchFileOrDirectory { return nil }
-            throw failure("cannot read: \(error)")
+            if missingMeansDefaults && error.errno == .noSuchFileOrDirectory { return nil }
+            throw ConfigurationError(path: path, line: nil, key: nil, problem: "cannot read: \(error.reason)")
         }
-        let descriptor = OwnedFileDescriptor(adopting: rawDescriptor)
-        var status = stat()
-        guard fstat(descriptor.rawValue, &status) == 0 else { throw failure("cannot read: \(Errno(rawValue: errno))") }
-        guard status.st_mode & S_IFMT == S_IFREG || isNullDevice(status) else {
-            throw failure("not a regular file; give the path of a config file")
-        }
+        return try contents.get()
+    }
+
+    /// Up to `maximumFileBytes` bytes from `descriptor`; a longer file is an error.
+    private static func readLimited(_ descriptor: borrowing OwnedFileDescriptor, path: String) -> Result<[UInt8], ConfigurationError> {
         var result: [UInt8] = []
-        result.reserveCapacity(min(Int(clamping: status.st_size), maximumFileBytes) + 1)
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while result.count <= maximumFileBytes {
             let count: Int
             do {
                 count = try retryingInterrupts { read(descriptor.rawValue, &chunk, chunk.count) }
             } catch {
-                throw failure("cannot read: \(error)")
+                return .failure(ConfigurationError(path: path, line: nil, key: nil, problem: "cannot read: \(error)"))
             }
-            if count == 0 { return result }
+            if count == 0 { return .success(result) }
             result.append(contentsOf: chunk[0..<count])
         }
-        throw tooLarge(path)
-    }
-
-    /// Whether `status` is the null device's: the one device a config path may name.
-    private static func isNullDevice(_ status: stat) -> Bool {
-        var null = stat()
-        return status.st_mode & S_IFMT == S_IFCHR && stat("/dev/null", &null) == 0
-            && null.st_mode & S_IFMT == S_IFCHR && null.st_rdev == status.st_rdev
+        return .failure(tooLarge(path))
     }
 }
 

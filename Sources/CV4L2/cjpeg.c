@@ -40,6 +40,11 @@ pw_jpeg_decoder *pw_jpeg_decoder_create(void) {
         return NULL;
     }
     jpeg_create_decompress(&decoder->info);
+    // Progressive JPEGs keep every coefficient of the image in memory (2 bytes per sample): a
+    // header may declare 65500x65500. With a budget libjpeg-turbo refuses such an image with an
+    // error ("backing store not supported") instead of allocating gigabytes. 64 MiB holds a 4K
+    // progressive frame with room to spare.
+    decoder->info.mem->max_memory_to_use = 64L << 20;
     return decoder;
 }
 
@@ -80,6 +85,13 @@ int pw_jpeg_decode_rgb(pw_jpeg_decoder *decoder, const uint8_t *data, size_t siz
     struct jpeg_decompress_struct *info = &decoder->info;
     jpeg_mem_src(info, data, (unsigned long)size);
     jpeg_read_header(info, TRUE);
+    // Refused before jpeg_start_decompress, which allocates working memory by the declared size.
+    if (info->image_width > PW_JPEG_MAXIMUM_DIMENSION || info->image_height > PW_JPEG_MAXIMUM_DIMENSION) {
+        snprintf(decoder->message, sizeof decoder->message, "the JPEG declares %ux%u, larger than %dx%d",
+                 (unsigned)info->image_width, (unsigned)info->image_height, PW_JPEG_MAXIMUM_DIMENSION, PW_JPEG_MAXIMUM_DIMENSION);
+        jpeg_abort_decompress(info);
+        return -1;
+    }
     info->out_color_space = JCS_RGB;
     info->scale_num = 1;
     info->scale_denom = scale_denominator;

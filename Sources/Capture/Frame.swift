@@ -108,20 +108,43 @@ public struct FrameLayout: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Bytes between chroma rows of planar formats.
-    var chromaBytesPerLine: Int { (bytesPerLine + 1) / 2 }
-    var chromaHeight420: Int { (height + 1) / 2 }
+    var chromaBytesPerLine: Int { bytesPerLine / 2 + bytesPerLine % 2 }
+    var chromaHeight420: Int { height / 2 + height % 2 }
+
+    /// The largest width or height posewatch takes from a file or a JPEG header: 8192 (a 67-
+    /// megapixel frame is plenty; the config's camera size and CV4L2's PW_JPEG_MAXIMUM_DIMENSION
+    /// stop at the same number). Checked before a layout is built from outside numbers, so
+    /// buffer sizes stay far from overflow.
+    public static let maximumDimension = 8192
+
+    /// The frame sizes file sources accept, for each of width and height.
+    public static let dimensionRange = 1...maximumDimension
 
     /// The fewest bytes a complete uncompressed frame occupies; shorter frames are broken.
     /// 0 for MJPEG, whose frames are checked by their markers instead.
+    ///
+    /// Saturates at `Int.max` instead of trapping when a driver's `bytesperline` and height
+    /// multiply past it: no real buffer is that large, so such a frame is simply broken.
     public var minimumByteCount: Int {
-        let luma = bytesPerLine * height
+        let luma = Self.saturating(bytesPerLine, height)
         switch pixelFormat {
         case .yuyv, .uyvy, .yvyu, .rgb24, .bgr24, .grey: return luma
-        case .nv12, .nv21: return luma + bytesPerLine * chromaHeight420
-        case .yuv420, .yvu420: return luma + 2 * chromaBytesPerLine * chromaHeight420
-        case .yuv422Planar: return luma + 2 * chromaBytesPerLine * height
+        case .nv12, .nv21: return Self.saturating(luma, plus: Self.saturating(bytesPerLine, chromaHeight420))
+        case .yuv420, .yvu420: return Self.saturating(luma, plus: Self.saturating(2, Self.saturating(chromaBytesPerLine, chromaHeight420)))
+        case .yuv422Planar: return Self.saturating(luma, plus: Self.saturating(2, Self.saturating(chromaBytesPerLine, height)))
         case .mjpeg: return 0
         }
+    }
+
+    /// `a × b` for sizes (never negative in a valid layout; a negative factor counts as 0).
+    static func saturating(_ a: Int, _ b: Int) -> Int {
+        let (product, overflow) = Swift.max(a, 0).multipliedReportingOverflow(by: Swift.max(b, 0))
+        return overflow ? .max : product
+    }
+
+    static func saturating(_ a: Int, plus b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 
     public var description: String { "\(pixelFormat) \(width)x\(height)" }

@@ -179,6 +179,8 @@ public struct FrameConverter: ~Copyable {
     /// Decodes a JPEG at the cheapest sufficient scale into `jpegBuffer`, then resamples that.
     mutating func convertJPEG(bytes: UnsafeRawBufferPointer, rectangle: FrameRectangle, into tensor: UnsafeMutablePointer<UInt8>) -> Bool {
         guard JPEGMarkers.looksComplete(bytes), let size = jpeg.size(of: bytes) else { return false }
+        // A header may declare up to 65535x65535: refuse before the buffer is sized from it.
+        guard FrameLayout.dimensionRange.contains(size.width), FrameLayout.dimensionRange.contains(size.height) else { return false }
         var denominator = 8
         while denominator > 1 && (rectangle.width / Double(denominator) < Double(tensorWidth)
                                   || rectangle.height / Double(denominator) < Double(tensorHeight)) {

@@ -77,13 +77,20 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public let subject: String
     /// The `errno` the call failed with.
     public let errno: Errno
+    /// Said instead of `errno`'s text when posewatch itself refused the object (a FIFO given
+    /// where a regular file is read): `is a FIFO, not a regular file; give the path of a regular file`.
+    public let explanation: String?
 
-    /// Describes a failed call on `subject`.
-    public init(_ call: String, _ subject: String, _ errno: Errno) {
+    /// Describes a failed call on `subject`; `explanation`, when given, replaces errno's text.
+    public init(_ call: String, _ subject: String, _ errno: Errno, explanation: String? = nil) {
         self.call = call
         self.subject = subject
         self.errno = errno
+        self.explanation = explanation
     }
 
-    public var description: String { "\(call) \(subject): \(errno)" }
+    /// What went wrong, without the call and subject: the explanation, or errno's text.
+    public var reason: String { explanation ?? errno.description }
+
+    public var description: String { "\(call) \(subject): \(reason)" }
 }

@@ -30,6 +30,56 @@ public struct OwnedFileDescriptor: ~Copyable {
         }
     }
 
+    /// Opens a file posewatch reads as input (a clip, a model, a config or keypoint file): a
+    /// regular file, or the null device, which reads as an empty file (`--config /dev/null`).
+    ///
+    /// Anything else is refused with a message that names what it is and what to give instead
+    /// (`open /tmp/x: is a FIFO, not a regular file; give the path of a regular file`), and
+    /// without waiting: `stat` decides before anything is opened, so a FIFO never blocks `open`
+    /// waiting for a writer and a device never sees an `open` (a watchdog device arms on open).
+    /// The open itself is `O_NONBLOCK` in case the path is swapped for a FIFO between the two
+    /// calls, and `fstat` checks what was really opened; `O_NONBLOCK` is then cleared.
+    /// "-" (standard input by convention) is refused too: inputs are named by path.
+    public static func openRegularFile(_ path: String) throws(SystemCallError) -> OwnedFileDescriptor {
+        if path == "-" {
+            throw SystemCallError("open", path, .invalidArgument,
+                                  explanation: "standard input is not read; give the path of a regular file")
+        }
+        var status = stat()
+        if stat(path, &status) != 0 { throw SystemCallError("open", path, .current) }
+        try refuseUnlessRegular(status, path: path)
+        let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        guard fstat(descriptor.rawValue, &status) == 0 else { throw SystemCallError("fstat", path, .current) }
+        try refuseUnlessRegular(status, path: path)
+        let flags = fcntl(descriptor.rawValue, F_GETFL)
+        guard flags >= 0, fcntl(descriptor.rawValue, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            throw SystemCallError("fcntl", path, .current)
+        }
+        return descriptor
+    }
+
+    /// The null device's number, 1:3 in glibc's `makedev` encoding (`major << 8 | minor` for
+    /// numbers this small).
+    static let nullDevice: dev_t = 1 << 8 | 3
+
+    /// Throws the refusal for anything but a regular file or the null device.
+    static func refuseUnlessRegular(_ status: stat, path: String) throws(SystemCallError) {
+        let kind = status.st_mode & S_IFMT
+        if kind == S_IFREG || (kind == S_IFCHR && status.st_rdev == nullDevice) { return }
+        let name: String
+        switch kind {
+        case S_IFDIR: name = "a directory"
+        case S_IFIFO: name = "a FIFO"
+        case S_IFCHR: name = "a character device"
+        case S_IFBLK: name = "a block device"
+        case S_IFSOCK: name = "a socket"
+        default: name = "of an unknown kind"
+        }
+        throw SystemCallError(
+            "open", path, Errno(rawValue: kind == S_IFDIR ? EISDIR : EINVAL),
+            explanation: "is \(name), not a regular file; give the path of a regular file")
+    }
+
     /// Closes now instead of at the end of the owner's life.
     public consuming func close() {
         // deinit does the work; consuming ends the lifetime here.
@@ -51,16 +101,14 @@ public struct MemoryMappedFile: ~Copyable {
     /// The path the file was opened from, for messages.
     public let path: String
 
-    /// Maps `path` read-only (`open` + `fstat` + `mmap(PROT_READ, MAP_PRIVATE)`).
+    /// Maps `path` read-only (`OwnedFileDescriptor.openRegularFile` + `fstat` +
+    /// `mmap(PROT_READ, MAP_PRIVATE)`): anything but a regular file is refused without blocking.
     /// An empty file maps to an empty buffer without calling mmap.
     public init(path: String) throws(SystemCallError) {
-        let descriptor = try OwnedFileDescriptor.open(path, flags: O_RDONLY)
+        let descriptor = try OwnedFileDescriptor.openRegularFile(path)
         var status = stat()
         guard fstat(descriptor.rawValue, &status) == 0 else {
             throw SystemCallError("fstat", path, .current)
-        }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw SystemCallError("mmap", path, Errno(rawValue: EISDIR))
         }
         let bytes = try Self.map(descriptor: descriptor, size: Int(status.st_size), path: path)
         self.path = path

@@ -56,6 +56,13 @@ swiftc $FLAGS -module-name PoseEstimation -I "$OUT" $CAPTURE_MODULES -wmo -emit-
   -c $(find Sources/PoseEstimation -name '*.swift') -o "$OUT/PoseEstimation.o"
 CAPTURE_OBJECTS="$OUT/LinuxSystem.o $OUT/InferenceCore.o $OUT/Capture.o $OUT/PoseEstimation.o"
 
+# The Y4M and MJPEG file sources (header parsing, frame walk, conversion and JPEG decoding); the
+# system libraries are linked as they are (libjpeg is not instrumented: ASan sees what posewatch
+# hands it, not libjpeg's insides).
+swiftc $FLAGS -module-name FuzzClips -I "$OUT" $CAPTURE_MODULES Tests/Fuzz/ClipFuzz.swift $CAPTURE_OBJECTS \
+  $CAPTURE_LIBRARIES -o "$OUT/fuzz-clips"
+echo "built $OUT/fuzz-clips"
+
 # replay's keypoint-file path: the Appliance sources it uses, compiled into the target itself.
 swiftc $FLAGS -module-name FuzzKeypoints -I "$OUT" $CAPTURE_MODULES Tests/Fuzz/KeypointFuzz.swift \
   Sources/Appliance/Replay/KeypointFile.swift Sources/Appliance/Inputs/FrameInput.swift $CAPTURE_OBJECTS \

@@ -35,4 +35,109 @@ import Glibc
         let one = try retryingInterruptsUnlessWouldBlock { read(reader.rawValue, &byte, 1) }
         #expect(one == 1 && byte == 7)
     }
+
+    // MARK: input files: regular files only, refused without blocking
+
+    /// A fresh directory under /tmp for one test; the caller removes it.
+    static func scratchDirectory() -> String {
+        var template = Array("/tmp/posewatch-fd-test-XXXXXX".utf8CString)
+        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+        return created!
+    }
+
+    /// What `openRegularFile` says about `path`; nil when it opened it.
+    static func refusal(of path: String) -> SystemCallError? {
+        do {
+            _ = try OwnedFileDescriptor.openRegularFile(path)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("A FIFO given as an input file is refused at once, named a FIFO, instead of waiting for a writer")
+    func aFIFOIsRefused() throws {
+        let directory = Self.scratchDirectory()
+        defer { _ = system("rm -rf '\(directory)'") }
+        let path = directory + "/model.tflite"
+        #expect(mkfifo(path, 0o600) == 0)
+        // With no writer, a plain open(O_RDONLY) of this FIFO would never return: reaching the
+        // next line at all is half of what this test checks.
+        let error = try #require(Self.refusal(of: path))
+        #expect(error.description == "open \(path): is a FIFO, not a regular file; give the path of a regular file")
+        #expect(throws: SystemCallError.self) { _ = try MemoryMappedFile(path: path) }
+    }
+
+    @Test("/dev/zero and a directory are refused as a character device and a directory")
+    func devicesAndDirectoriesAreRefused() throws {
+        let zero = try #require(Self.refusal(of: "/dev/zero"))
+        #expect(zero.description == "open /dev/zero: is a character device, not a regular file; give the path of a regular file")
+        let directory = Self.scratchDirectory()
+        defer { _ = system("rm -rf '\(directory)'") }
+        let folder = try #require(Self.refusal(of: directory))
+        #expect(folder.reason == "is a directory, not a regular file; give the path of a regular file")
+        #expect(folder.errno == Errno(rawValue: EISDIR))
+        do {
+            _ = try MemoryMappedFile(path: "/dev/zero")
+            Issue.record("mapped /dev/zero")
+        } catch {
+            #expect(error.reason.hasPrefix("is a character device"))
+        }
+    }
+
+    @Test("A Unix socket is refused as a socket")
+    func aSocketIsRefused() throws {
+        let directory = Self.scratchDirectory()
+        defer { _ = system("rm -rf '\(directory)'") }
+        let path = directory + "/socket"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        let error = try #require(Self.refusal(of: path))
+        #expect(error.reason == "is a socket, not a regular file; give the path of a regular file")
+    }
+
+    @Test("'-' for standard input is refused with what to give instead")
+    func aDashIsRefused() throws {
+        let error = try #require(Self.refusal(of: "-"))
+        #expect(error.description == "open -: standard input is not read; give the path of a regular file")
+    }
+
+    @Test("A pipe on standard input, named /dev/stdin, is refused as a FIFO")
+    func standardInputThatIsAPipeIsRefused() throws {
+        // /dev/stdin is fd 0, whatever it is; make it a pipe for the length of the test.
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let saved = dup(0)
+        #expect(dup2(fds[0], 0) == 0)
+        let error = Self.refusal(of: "/dev/stdin")
+        dup2(saved, 0)
+        close(saved); close(fds[0]); close(fds[1])
+        #expect(error?.reason.hasPrefix("is a FIFO") == true, "\(String(describing: error))")
+    }
+
+    @Test("A regular file opens without O_NONBLOCK, and /dev/null reads as an empty file")
+    func regularFilesAndTheNullDeviceOpen() throws {
+        let directory = Self.scratchDirectory()
+        defer { _ = system("rm -rf '\(directory)'") }
+        let path = directory + "/config.toml"
+        let file = fopen(path, "w")!
+        fputs("[models]\n", file)
+        fclose(file)
+        let descriptor = try OwnedFileDescriptor.openRegularFile(path)
+        #expect(fcntl(descriptor.rawValue, F_GETFL) & O_NONBLOCK == 0)
+        #expect(fcntl(descriptor.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+        let null = try OwnedFileDescriptor.openRegularFile("/dev/null")
+        var byte: UInt8 = 0
+        #expect(read(null.rawValue, &byte, 1) == 0)
+        #expect(try MemoryMappedFile(path: "/dev/null").bytes.isEmpty)
+    }
 }

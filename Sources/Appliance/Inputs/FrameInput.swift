@@ -63,12 +63,15 @@ struct InputError: Error, CustomStringConvertible {
 enum InputFile {
     /// The first `count` bytes of a file (fewer if it is shorter).
     static func prefix(of path: String, count: Int) throws(InputError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError("open \(path): \(Errno.current)") }
-        let descriptor = OwnedFileDescriptor(adopting: fd)
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor.rawValue, $0.baseAddress, count) }
-        guard read >= 0 else { throw InputError("read \(path): \(Errno.current)") }
-        return Array(bytes.prefix(read))
+        do throws(SystemCallError) {
+            // A FIFO, a device or a directory is refused here, before anything waits on it.
+            let descriptor = try OwnedFileDescriptor.openRegularFile(path)
+            var bytes = [UInt8](repeating: 0, count: count)
+            let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor.rawValue, $0.baseAddress, count) }
+            guard read >= 0 else { throw SystemCallError("read", path, .current) }
+            return Array(bytes.prefix(read))
+        } catch {
+            throw InputError(error.description)
+        }
     }
 }

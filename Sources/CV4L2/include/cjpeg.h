@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// The largest width or height `pw_jpeg_decode_rgb` decodes; larger images are refused before
+/// libjpeg allocates anything for them. The same number as Capture's `FrameLayout.maximumDimension`.
+#define PW_JPEG_MAXIMUM_DIMENSION 8192
+
 /// An opaque libjpeg decompressor, created once and reused for every frame.
 typedef struct pw_jpeg_decoder pw_jpeg_decoder;
 
@@ -26,7 +30,8 @@ int pw_jpeg_read_size(pw_jpeg_decoder *decoder, const uint8_t *data, size_t size
 /// Decodes `data` to packed RGB24 at 1/`scale_denominator` of its size (1, 2, 4 or 8; libjpeg
 /// scales inside its inverse DCT, so a smaller output is also a cheaper decode) into `output`,
 /// rows `stride` bytes apart. Returns 0 and the decoded size, or -1 when the data is corrupt
-/// (an error or a warning such as "premature end of data") or `output` is too small.
+/// (an error or a warning such as "premature end of data"), the image is larger than
+/// PW_JPEG_MAXIMUM_DIMENSION either way, or `output` is too small.
 /// MJPEG frames without Huffman tables (UVC cameras) decode with the standard tables, which
 /// libjpeg-turbo supplies when a frame has none.
 int pw_jpeg_decode_rgb(pw_jpeg_decoder *decoder, const uint8_t *data, size_t size,

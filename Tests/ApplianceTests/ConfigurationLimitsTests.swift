@@ -97,13 +97,13 @@ import Outputs
 
     @Test func devNullIsAnEmptyConfigButAnyOtherDeviceOrAFIFOIsRefusedWithoutReadingOrWaiting() throws {
         #expect(try ApplianceConfiguration.load(path: "/dev/null") == ApplianceConfiguration())
-        #expect(throws: ConfigurationError(path: "/dev/zero", line: nil, key: nil, problem: "not a regular file; give the path of a config file")) {
+        #expect(throws: ConfigurationError(path: "/dev/zero", line: nil, key: nil, problem: "cannot read: is a character device, not a regular file; give the path of a regular file")) {
             try ApplianceConfiguration.load(path: "/dev/zero")
         }
         // Opening a FIFO without a writer blocks in open(2) unless it is opened non-blocking.
         let fifo = scratch.path + "/fifo.toml"
         try #require(mkfifo(fifo, 0o600) == 0)
-        #expect(throws: ConfigurationError(path: fifo, line: nil, key: nil, problem: "not a regular file; give the path of a config file")) {
+        #expect(throws: ConfigurationError(path: fifo, line: nil, key: nil, problem: "cannot read: is a FIFO, not a regular file; give the path of a regular file")) {
             try ApplianceConfiguration.load(path: fifo)
         }
     }

@@ -31,7 +31,7 @@ import Glibc
         let keypoints = fifo("poses.npy")
         let npy = PosewatchProcess.run(["replay", keypoints, "--fps", "15", "--config", "/dev/null"])
         #expect(npy.status == 2)
-        #expect(npy.error.contains("\(keypoints): is a FIFO\(Self.advice)"), "\(npy.error)")
+        #expect(npy.error.contains("\(keypoints): cannot read: is a FIFO\(Self.advice)"), "\(npy.error)")
         let zero = PosewatchProcess.run(["replay", "/dev/zero", "--config", "/dev/null"])
         #expect(zero.status == 2)
         #expect(zero.error == "posewatch replay: open /dev/zero: is a character device\(Self.advice)\n")

@@ -294,7 +294,7 @@ public struct NumPyArray: Sendable, Equatable {
             let file = try MemoryMappedFile(path: path)
             data = Array(file.bytes)
         } catch {
-            throw FormatError("cannot read \(path): \(error.reason)")
+            throw FormatError("\(path): cannot read: \(error.reason)")
         }
         do {
             return try NumPyArray(parsing: data)

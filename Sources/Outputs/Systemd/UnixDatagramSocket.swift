@@ -28,9 +28,7 @@ public final class UnixDatagramSocket {
     /// drops the entry (and counts it) instead.
     /// `sendBufferSize` bounds the largest datagram (the kernel caps it at `net.core.wmem_max`).
     public init(sendingTo path: String, sendBufferSize: Int32 = 8 * 1024 * 1024) throws(SystemCallError) {
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw SystemCallError("socket", path, .current) }
-        descriptor = OwnedFileDescriptor(adopting: fd)
+        // The address is checked before a socket is opened for it.
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -38,6 +36,9 @@ public final class UnixDatagramSocket {
         guard bytes.count > 1, bytes.count < capacity, bytes[0] == UInt8(ascii: "/") || bytes[0] == UInt8(ascii: "@") else {
             throw SystemCallError("socket address", path, .invalidArgument)
         }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw SystemCallError("socket", path, .current) }
+        descriptor = OwnedFileDescriptor(adopting: fd)
         let isAbstract = bytes[0] == UInt8(ascii: "@")
         if isAbstract { bytes[0] = 0 }  // an abstract name starts with NUL and is not NUL-terminated
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }

@@ -77,20 +77,46 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public let subject: String
     /// The `errno` the call failed with.
     public let errno: Errno
-    /// Said instead of `errno`'s text when posewatch itself refused the object (a FIFO given
-    /// where a regular file is read): `is a FIFO, not a regular file; give the path of a regular file`.
-    public let explanation: String?
+    /// Set when posewatch itself refused the object (a FIFO given where a regular file is read).
+    /// A one-byte enum rather than a string on purpose: with a third string in this error, Swift
+    /// 6.3 debug test builds crashed in `swift_getErrorValue` (a bad pointer, always 0x…fd98)
+    /// where the typed error was boxed as `any Error` (ServiceNotifierTests' `#expect(throws:)`
+    /// every time, RobustnessTests under parallel load).
+    public let refusal: InputRefusal?
 
-    /// Describes a failed call on `subject`; `explanation`, when given, replaces errno's text.
-    public init(_ call: String, _ subject: String, _ errno: Errno, explanation: String? = nil) {
+    /// Describes a failed call on `subject`; `refusal`, when given, replaces errno's text.
+    public init(_ call: String, _ subject: String, _ errno: Errno, refusal: InputRefusal? = nil) {
         self.call = call
         self.subject = subject
         self.errno = errno
-        self.explanation = explanation
+        self.refusal = refusal
     }
+
+    /// What posewatch says instead of errno's text when it refused the object itself.
+    public var explanation: String? { refusal?.explanation }
 
     /// What went wrong, without the call and subject: the explanation, or errno's text.
     public var reason: String { explanation ?? errno.description }
 
     public var description: String { "\(call) \(subject): \(reason)" }
+}
+
+/// Why posewatch refuses a path as an input file before reading it.
+public enum InputRefusal: UInt8, Sendable {
+    case standardInput, directory, fifo, characterDevice, blockDevice, socket, unknownKind
+
+    /// `is a FIFO, not a regular file; give the path of a regular file`.
+    public var explanation: String {
+        let kind: String
+        switch self {
+        case .standardInput: return "standard input is not read; give the path of a regular file"
+        case .directory: kind = "a directory"
+        case .fifo: kind = "a FIFO"
+        case .characterDevice: kind = "a character device"
+        case .blockDevice: kind = "a block device"
+        case .socket: kind = "a socket"
+        case .unknownKind: kind = "of an unknown kind"
+        }
+        return "is \(kind), not a regular file; give the path of a regular file"
+    }
 }

@@ -42,8 +42,7 @@ public struct OwnedFileDescriptor: ~Copyable {
     /// "-" (standard input by convention) is refused too: inputs are named by path.
     public static func openRegularFile(_ path: String) throws(SystemCallError) -> OwnedFileDescriptor {
         if path == "-" {
-            throw SystemCallError("open", path, .invalidArgument,
-                                  explanation: "standard input is not read; give the path of a regular file")
+            throw SystemCallError("open", path, .invalidArgument, refusal: .standardInput)
         }
         var status = stat()
         if stat(path, &status) != 0 { throw SystemCallError("open", path, .current) }
@@ -66,18 +65,16 @@ public struct OwnedFileDescriptor: ~Copyable {
     static func refuseUnlessRegular(_ status: stat, path: String) throws(SystemCallError) {
         let kind = status.st_mode & S_IFMT
         if kind == S_IFREG || (kind == S_IFCHR && status.st_rdev == nullDevice) { return }
-        let name: String
+        let refusal: InputRefusal
         switch kind {
-        case S_IFDIR: name = "a directory"
-        case S_IFIFO: name = "a FIFO"
-        case S_IFCHR: name = "a character device"
-        case S_IFBLK: name = "a block device"
-        case S_IFSOCK: name = "a socket"
-        default: name = "of an unknown kind"
+        case S_IFDIR: refusal = .directory
+        case S_IFIFO: refusal = .fifo
+        case S_IFCHR: refusal = .characterDevice
+        case S_IFBLK: refusal = .blockDevice
+        case S_IFSOCK: refusal = .socket
+        default: refusal = .unknownKind
         }
-        throw SystemCallError(
-            "open", path, Errno(rawValue: kind == S_IFDIR ? EISDIR : EINVAL),
-            explanation: "is \(name), not a regular file; give the path of a regular file")
+        throw SystemCallError("open", path, Errno(rawValue: kind == S_IFDIR ? EISDIR : EINVAL), refusal: refusal)
     }
 
     /// Closes now instead of at the end of the owner's life.

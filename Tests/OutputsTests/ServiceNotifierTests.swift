@@ -69,11 +69,8 @@ final class NotifyListener {
     }
 
     @Test func aRelativeOrEmptySocketAddressIsRefused() {
-        // `_ =`: with the closure returning the notifier, Swift 6.3's #expect(throws:) expansion
-        // crashed in swift_getErrorValue once SystemCallError grew its `explanation` (a plain
-        // do/catch, try? and an untyped closure all receive the error correctly).
-        #expect(throws: SystemCallError.self) { _ = try ServiceNotifier(socketPath: "relative/socket") }
-        #expect(throws: SystemCallError.self) { _ = try ServiceNotifier(socketPath: "@") }
+        #expect(throws: SystemCallError.self) { try ServiceNotifier(socketPath: "relative/socket") }
+        #expect(throws: SystemCallError.self) { try ServiceNotifier(socketPath: "@") }
     }
 
     @Test func theWatchdogPingsAtHalfOfWatchdogUSecAndOnlyForItsOwnPID() {

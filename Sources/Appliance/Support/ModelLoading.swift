@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Actions
+import InferenceCore
 import PoseEstimation
 
 /// Loads the models the configuration names, with one-line errors.
@@ -41,7 +42,8 @@ enum ModelLoading {
         guard fileExists(modelPath) else {
             throw InputError("pose model \(modelPath) is missing: install the posewatch package (it downloads MoveNet and checks its sha256) or pass --pose-model")
         }
-        do { return try MoveNetEstimator(modelPath: modelPath) } catch { throw InputError(error.description) }
+        let registry = KernelRegistry(threadCount: configuration.inferenceThreads ?? BoardDefaults.current.inferenceThreads)
+        do { return try MoveNetEstimator(modelPath: modelPath, registry: registry) } catch { throw InputError(error.description) }
     }
 
     static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }

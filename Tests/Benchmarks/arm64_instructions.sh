@@ -33,7 +33,8 @@
 #
 # Usage (as root, from anywhere):
 #   Tests/Benchmarks/arm64_instructions.sh [--invokes N] [--cpus "cortex-a72 cortex-a76 cortex-a53"]
-#                                          [--model FILE] [--skip-build]
+#                                          [--model FILE] [--skip-build] [--source DIR]
+#   --source DIR  measure another checkout or export (default: the one holding this script)
 # Output: one table, then the line
 #   arm64 instructions ratio (posewatch/XNNPACK): cortex-a72 R cortex-a76 R cortex-a53 R
 # Raw counts and logs: $POSEWATCH_CI_CACHE/arm64-instructions/ (default /var/cache/posewatch-ci).
@@ -43,6 +44,7 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
+SOURCE=$REPO
 INVOKES=3
 CPUS="cortex-a72 cortex-a76 cortex-a53"
 MODEL=/work/shared/models/movenet_singlepose_lightning_int8_4.tflite
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
     --cpus) CPUS=${2:?}; shift 2 ;;
     --model) MODEL=${2:?}; shift 2 ;;
     --skip-build) SKIP_BUILD=1; shift ;;
+    --source) SOURCE=$(cd "${2:?}" && pwd); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "arm64_instructions: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
@@ -173,7 +176,12 @@ fi
 rm -rf "$ROOT/src/.arm64-instructions-build"
 [ -d "$ROOT$SRC/.build" ] && mv "$ROOT$SRC/.build" "$ROOT/src/.arm64-instructions-build"
 rm -rf "$ROOT$SRC"; mkdir -p "$ROOT$SRC"
-git -C "$REPO" ls-files -z -co --exclude-standard | tar -C "$REPO" --null -T - --ignore-failed-read -cf - 2>> "$LOG" | tar -C "$ROOT$SRC" -xf -
+if git -C "$SOURCE" rev-parse --git-dir >/dev/null 2>&1; then
+  git -C "$SOURCE" ls-files -z -co --exclude-standard | tar -C "$SOURCE" --null -T - --ignore-failed-read -cf - 2>> "$LOG" | tar -C "$ROOT$SRC" -xf -
+else
+  tar -C "$SOURCE" --exclude='./.build*' --exclude=./.git -cf - . | tar -C "$ROOT$SRC" -xf -
+fi
+SOURCE_ID=$(git -C "$SOURCE" describe --always --dirty 2>/dev/null || echo "$SOURCE")
 rm -f "$ROOT$SRC/Package.resolved"
 [ -d "$ROOT/src/.arm64-instructions-build" ] && mv "$ROOT/src/.arm64-instructions-build" "$ROOT$SRC/.build"
 if [ "$SKIP_BUILD" = 0 ] || [ ! -x "$ROOT$SRC/.build/release/posewatch" ]; then
@@ -250,6 +258,25 @@ per_unit() {  # per_unit COUNT_N COUNT_2N N -> (c2 - c1) / N, rounded
   awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (b - a) / n }'
 }
 
+# Synthetic Y4M clips (640x480 4:2:0, a moving pattern): 30 frames for the RSS run, 10 and 20 for
+# counting the whole loop per frame; configs: console LEDs, no summary, MoveNet on 1 or 2 threads.
+python3 - "$ROOT$BENCH" <<'PY'
+import sys
+w, h = 640, 480
+for frames in (10, 20, 30):
+    with open(f"{sys.argv[1]}/clip{frames}.y4m", "wb") as f:
+        f.write(b"YUV4MPEG2 W640 H480 F15:1 Ip A1:1 C420jpeg\n")
+        for n in range(frames):
+            f.write(b"FRAME\n")
+            f.write(bytes(((x + 4 * n) * 7 + (y // 8) * 3) & 0xFF for y in range(h) for x in range(w)))
+            f.write(bytes([128 + (n % 16)]) * (w * h // 4) + bytes([128 - (n % 16)]) * (w * h // 4))
+PY
+cp "$MODEL" "$ROOT$BENCH/movenet_singlepose_lightning_int8_4.tflite"
+for t in 1 2; do
+  printf '[pose]\nthreads = %d\n[models]\npose = "%s"\n[leds]\nbackend = "console"\n[journal]\nsummary_interval = 3600\n' \
+    "$t" "$BENCH/movenet_singlepose_lightning_int8_4.tflite" > "$ROOT$BENCH/threads$t.toml"
+done
+
 N=$INVOKES
 POSEWATCH="$SRC/.build/release/posewatch"
 CLASSIFIER="$SRC/Sources/CActionModel/action_classifier.tflite"
@@ -293,6 +320,14 @@ EOF
   f1=$(count "$cpu" "cap-$cpu-n" -- "$SRC/.build/release/CaptureBenchmark" "$FRAMES" --only yuyv)
   f2=$(count "$cpu" "cap-$cpu-2n" -- "$SRC/.build/release/CaptureBenchmark" $(( 2 * FRAMES )) --only yuyv)
   printf 'capture\t%s\t%s\n' "$cpu" "$(per_unit "$f1" "$f2" "$FRAMES")" >> "$RESULTS"
+  g1=$(count "$cpu" "cap420-$cpu-n" -- "$SRC/.build/release/CaptureBenchmark" "$FRAMES" --only yuv420)
+  g2=$(count "$cpu" "cap420-$cpu-2n" -- "$SRC/.build/release/CaptureBenchmark" $(( 2 * FRAMES )) --only yuv420)
+  printf 'capture420\t%s\t%s\n' "$cpu" "$(per_unit "$g1" "$g2" "$FRAMES")" >> "$RESULTS"
+
+  say "$cpu: the whole loop, posewatch run --input (10 and 20 frames, pose.threads = 1)"
+  r1=$(count "$cpu" "loop-$cpu-n" -- "$POSEWATCH" run --config "$BENCH/threads1.toml" --input "$BENCH/clip10.y4m")
+  r2=$(count "$cpu" "loop-$cpu-2n" -- "$POSEWATCH" run --config "$BENCH/threads1.toml" --input "$BENCH/clip20.y4m")
+  printf 'loop\t%s\t%s\n' "$cpu" "$(per_unit "$r1" "$r2" 10)" >> "$RESULTS"
 done
 
 # --- peak RSS of the camera loop on arm64 (posewatch run --input, Pi 4 settings) -------------------
@@ -303,24 +338,11 @@ done
 RSS_CPU=${RSS_CPU:-cortex-a72}
 in_root sh -c "cd $SRC && clang -shared -fPIC -O2 -o .build/librss-probe.so Tests/Benchmarks/arm64/rss_probe.c -lpthread" >> "$LOG" 2>&1 \
   || fail "cannot build rss_probe in the root"
-python3 - "$ROOT$BENCH/clip.y4m" <<'PY'
-import sys
-w, h, frames = 640, 480, 30
-with open(sys.argv[1], "wb") as f:
-    f.write(b"YUV4MPEG2 W640 H480 F15:1 Ip A1:1 C420jpeg\n")
-    for n in range(frames):
-        f.write(b"FRAME\n")
-        f.write(bytes(((x + 4 * n) * 7 + (y // 8) * 3) & 0xFF for y in range(h) for x in range(w)))
-        f.write(bytes([128 + (n % 16)]) * (w * h // 4) + bytes([128 - (n % 16)]) * (w * h // 4))
-PY
-cp "$MODEL" "$ROOT$BENCH/movenet_singlepose_lightning_int8_4.tflite"
-printf '[pose]\nthreads = 2\n[models]\npose = "%s"\n[leds]\nbackend = "console"\n[journal]\nsummary_interval = 3600\n' \
-  "$BENCH/movenet_singlepose_lightning_int8_4.tflite" > "$ROOT$BENCH/pi4.toml"
 say "$RSS_CPU: peak RSS of posewatch run --input (30 frames 640x480, pose.threads = 2)"
 cpuinfo_for "$RSS_CPU" "$WORK/cpuinfo-$RSS_CPU"
 in_root --cpuinfo "$WORK/cpuinfo-$RSS_CPU" $QEMU_IN_ROOT -cpu "$RSS_CPU" \
-  -E LD_PRELOAD="$SRC/.build/librss-probe.so" -E RSS_PROBE_EXCLUDE=clip.y4m \
-  "$POSEWATCH" run --config "$BENCH/pi4.toml" --input "$BENCH/clip.y4m" > "$WORK/rss.stdout" 2> "$WORK/rss.stderr" \
+  -E LD_PRELOAD="$SRC/.build/librss-probe.so" -E RSS_PROBE_EXCLUDE=clip30.y4m \
+  "$POSEWATCH" run --config "$BENCH/threads2.toml" --input "$BENCH/clip30.y4m" > "$WORK/rss.stdout" 2> "$WORK/rss.stderr" \
   || fail "posewatch run --input failed under $RSS_CPU (see $WORK/rss.stderr)"
 RSS_LINE=$(grep -m1 '^rss_probe:' "$WORK/rss.stderr") || fail "no rss_probe line in $WORK/rss.stderr"
 printf 'rss\t%s\t%s\n' "$RSS_CPU" "$RSS_LINE" >> "$RESULTS"
@@ -331,7 +353,7 @@ import re, sys
 from collections import defaultdict
 path, n, cpus, loop, swift, wheel, qemu = sys.argv[1:8]
 cpus = cpus.split()
-pw, lt, nodes, cls, cap = {}, {}, defaultdict(list), {}, {}
+pw, lt, nodes, cls, cap, cap420, loop_ = {}, {}, defaultdict(list), {}, {}, {}, {}
 for line in open(path):
     f = line.rstrip("\n").split("\t")
     if f[0] == "posewatch": pw[f[1]] = (int(f[2]), f[5], f[6])
@@ -339,6 +361,8 @@ for line in open(path):
     elif f[0] == "node": nodes[f[1]].append((f[3], f[4], int(f[5])))
     elif f[0] == "classifier": cls[f[1]] = int(f[2])
     elif f[0] == "capture": cap[f[1]] = int(f[2])
+    elif f[0] == "capture420": cap420[f[1]] = int(f[2])
+    elif f[0] == "loop": loop_[f[1]] = int(f[2])
     elif f[0] == "rss": rss = (f[1], f[2])
 
 def category(op, kernel):
@@ -376,7 +400,10 @@ print()
 print("rest of a frame (posewatch)")
 print("  capture+convert YUYV 640x480 -> 192x192".ljust(44) + "".join(m(cap[c]).rjust(w) for c in cpus))
 print("  action classifier invoke".ljust(44) + "".join(m(cls[c]).rjust(w) for c in cpus))
-print("  MoveNet + capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] / 5).rjust(w) for c in cpus))
+print("  capture+convert Y4M-like I420 640x480".ljust(44) + "".join(m(cap420[c]).rjust(w) for c in cpus))
+print("  MoveNet + YUYV capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] / 5).rjust(w) for c in cpus))
+print("  whole loop per frame (run --input Y4M)".ljust(44) + "".join(m(loop_[c]).rjust(w) for c in cpus))
+print("  of which not MoveNet/I420/classifier/5".ljust(44) + "".join(m(loop_[c] - pw[c][0] - cap420[c] - cls[c] / 5).rjust(w) for c in cpus))
 print()
 m_rss = re.search(r"peak without it (\d+) kB", rss[1])
 print(f"posewatch run --input (30 frames 640x480 Y4M, pose.threads = 2, -cpu {rss[0]}): guest peak RSS without the clip's pages {int(m_rss.group(1)) / 1024:.1f} MiB")

@@ -35,6 +35,8 @@
 #   Tests/Benchmarks/arm64_instructions.sh [--invokes N] [--cpus "cortex-a72 cortex-a76 cortex-a53"]
 #                                          [--model FILE] [--skip-build] [--source DIR]
 #   --source DIR  measure another checkout or export (default: the one holding this script)
+#   --posewatch-only  only posewatch's MoveNet counts (per invoke, per category), no table; for
+#                 comparing two builds of posewatch (e.g. a kernel change) quickly
 # Output: one table, then the line
 #   arm64 instructions ratio (posewatch/XNNPACK): cortex-a72 R cortex-a76 R cortex-a53 R
 # Raw counts and logs: $POSEWATCH_CI_CACHE/arm64-instructions/ (default /var/cache/posewatch-ci).
@@ -49,6 +51,7 @@ INVOKES=3
 CPUS="cortex-a72 cortex-a76 cortex-a53"
 MODEL=/work/shared/models/movenet_singlepose_lightning_int8_4.tflite
 SKIP_BUILD=0
+POSEWATCH_ONLY=0
 FRAMES=20
 while [ $# -gt 0 ]; do
   case $1 in
@@ -56,6 +59,7 @@ while [ $# -gt 0 ]; do
     --cpus) CPUS=${2:?}; shift 2 ;;
     --model) MODEL=${2:?}; shift 2 ;;
     --skip-build) SKIP_BUILD=1; shift ;;
+    --posewatch-only) POSEWATCH_ONLY=1; shift ;;
     --source) SOURCE=$(cd "${2:?}" && pwd); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "arm64_instructions: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -193,7 +197,7 @@ if [ "$SKIP_BUILD" = 0 ] || [ ! -x "$ROOT$SRC/.build/release/posewatch" ]; then
 fi
 SWIFT_VERSION=$(in_root swift --version 2>&1 | grep -m1 -o 'Swift version [^ ]*' || true)
 # The malloc-counting preload, so bench reports heap allocations per invoke on arm64 too.
-in_root sh -c "cd $SRC && clang -shared -fPIC -O2 -o .build/libpw-malloc-count.so Tests/Support/malloc-count-preload.c -ldl" >> "$LOG" 2>&1 \
+in_root sh -c "cd $SRC && \$(command -v clang || echo /usr/libexec/swift/bin/clang) -shared -fPIC -O2 -o .build/libpw-malloc-count.so Tests/Support/malloc-count-preload.c -ldl" >> "$LOG" 2>&1 \
   || fail "cannot build the malloc-counting preload in the root"
 
 # --- LiteRT for aarch64, from PyPI, unpacked for the root's python3 ------------------------------
@@ -208,7 +212,7 @@ if [ ! -f "$WHEELS/.done" ]; then
   touch "$WHEELS/.done"
 fi
 LITERT_WHEEL=$(basename "$(ls "$WHEELS"/ai_edge_litert-*.whl)")
-rm -rf "$ROOT$BENCH"; mkdir -p "$ROOT$BENCH/site" "$ROOT$BENCH/lib" "$ROOT$BENCH/Benchmarks/arm64" "$ROOT$BENCH/out"
+rm -rf "$ROOT$BENCH" "$WORK/.pyc-warm"; mkdir -p "$ROOT$BENCH/site" "$ROOT$BENCH/lib" "$ROOT$BENCH/Benchmarks/arm64" "$ROOT$BENCH/out"
 for w in "$WHEELS"/*.whl; do python3 -m zipfile -e "$w" "$ROOT$BENCH/site" >> "$LOG" 2>&1 || fail "cannot unpack $w"; done
 cp "$HERE/compare_litert.py" "$ROOT$BENCH/Benchmarks/"
 cp "$HERE/arm64/bench_litert.py" "$ROOT$BENCH/Benchmarks/arm64/"
@@ -248,7 +252,7 @@ count() {
   cpuinfo_for "$cpu" "$WORK/cpuinfo-$cpu"
   in_root --cpuinfo "$WORK/cpuinfo-$cpu" $QEMU_IN_ROOT -cpu "$cpu" \
     -plugin "$BENCH/insn_count_plugin.so,out=$BENCH/out/$tag.count$marks" \
-    -E PYTHONPATH="$BENCH/site" ${PRELOAD:+-E LD_PRELOAD=$PRELOAD} "$@" \
+    -E PYTHONPATH="$BENCH/site" -E PYTHONHASHSEED=0 -E OPENBLAS_NUM_THREADS=1 ${PRELOAD:+-E LD_PRELOAD=$PRELOAD} "$@" \
     > "$WORK/$tag.stdout" 2>> "$LOG" || fail "$tag: $* failed (stdout in $WORK/$tag.stdout)"
   [ -n "$marks" ] && cp "$ROOT$BENCH/out/$tag.marks" "$WORK/"
   cp "$ROOT$BENCH/out/$tag.count" "$WORK/"
@@ -259,7 +263,7 @@ per_unit() {  # per_unit COUNT_N COUNT_2N N -> (c2 - c1) / N, rounded
 }
 
 # Synthetic Y4M clips (640x480 4:2:0, a moving pattern): 30 frames for the RSS run, 10 and 20 for
-# counting the whole loop per frame; configs: console LEDs, no summary, MoveNet on 1 or 2 threads.
+# counting the whole pipeline per frame (replay: every frame, no dropping); configs: console LEDs, no summary, MoveNet on 1 or 2 threads.
 python3 - "$ROOT$BENCH" <<'PY'
 import sys
 w, h = 640, 480
@@ -281,6 +285,7 @@ N=$INVOKES
 POSEWATCH="$SRC/.build/release/posewatch"
 CLASSIFIER="$SRC/Sources/CActionModel/action_classifier.tflite"
 RESULTS=$WORK/results.tsv
+[ "$POSEWATCH_ONLY" = 1 ] && RESULTS=$WORK/results-posewatch-only.tsv
 : > "$RESULTS"
 for cpu in $CPUS; do
   say "$cpu: posewatch bench at $N and $(( 2 * N )) invokes"
@@ -306,7 +311,24 @@ for (index, op, kernel, _), a, b in zip(nodes, reads, reads[1:]):
     print(f"node\t{cpu}\t{index.strip()}\t{op}\t{kernel}\t{b - a}")
 EOF
 
+  if [ "$POSEWATCH_ONLY" = 1 ]; then
+    python3 - "$RESULTS" "$cpu" <<'EOF'
+import re, sys
+from collections import defaultdict
+cats = defaultdict(int)
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "posewatch" and f[1] == sys.argv[2]: print(f"{f[1]} posewatch ({f[5]}): {int(f[2]) / 1e6:.2f}M instructions per invoke")
+    if f[0] == "node" and f[1] == sys.argv[2]: cats[re.sub(r"-(neon|neondot|scalar)$", "", f[4]) if not f[4].endswith("reference") else "reference"] += int(f[5])
+for k, v in sorted(cats.items(), key=lambda kv: -kv[1]): print(f"  {k}\t{v / 1e6:.3f}M")
+EOF
+    continue
+  fi
   say "$cpu: LiteRT + XNNPACK at $N and $(( 2 * N )) invokes"
+  # One uncounted run first: Python compiles the unpacked wheels' modules to .pyc on first import,
+  # which would count against the first run only.
+  [ -f "$WORK/.pyc-warm" ] || { in_root --cpuinfo "$WORK/cpuinfo-$cpu" env PYTHONPATH="$BENCH/site" OPENBLAS_NUM_THREADS=1 \
+    python3 "$BENCH/Benchmarks/arm64/bench_litert.py" "$BENCH/movenet.tflite" 1 1 >> "$LOG" 2>&1 && touch "$WORK/.pyc-warm"; }
   l1=$(count "$cpu" "lt-$cpu-n" -- /usr/bin/python3 "$BENCH/Benchmarks/arm64/bench_litert.py" "$BENCH/movenet.tflite" "$N" 1)
   l2=$(count "$cpu" "lt-$cpu-2n" -- /usr/bin/python3 "$BENCH/Benchmarks/arm64/bench_litert.py" "$BENCH/movenet.tflite" $(( 2 * N )) 1)
   lt=$(per_unit "$l1" "$l2" "$N")
@@ -324,11 +346,13 @@ EOF
   g2=$(count "$cpu" "cap420-$cpu-2n" -- "$SRC/.build/release/CaptureBenchmark" $(( 2 * FRAMES )) --only yuv420)
   printf 'capture420\t%s\t%s\n' "$cpu" "$(per_unit "$g1" "$g2" "$FRAMES")" >> "$RESULTS"
 
-  say "$cpu: the whole loop, posewatch run --input (10 and 20 frames, pose.threads = 1)"
-  r1=$(count "$cpu" "loop-$cpu-n" -- "$POSEWATCH" run --config "$BENCH/threads1.toml" --input "$BENCH/clip10.y4m")
-  r2=$(count "$cpu" "loop-$cpu-2n" -- "$POSEWATCH" run --config "$BENCH/threads1.toml" --input "$BENCH/clip20.y4m")
+  say "$cpu: the whole pipeline per frame, posewatch replay (10 and 20 frames, pose.threads = 1)"
+  r1=$(count "$cpu" "loop-$cpu-n" -- "$POSEWATCH" replay --config "$BENCH/threads1.toml" --format text "$BENCH/clip10.y4m")
+  r2=$(count "$cpu" "loop-$cpu-2n" -- "$POSEWATCH" replay --config "$BENCH/threads1.toml" --format text "$BENCH/clip20.y4m")
   printf 'loop\t%s\t%s\n' "$cpu" "$(per_unit "$r1" "$r2" 10)" >> "$RESULTS"
 done
+
+[ "$POSEWATCH_ONLY" = 1 ] && { say "done (posewatch only); raw counts in $RESULTS"; exit 0; }
 
 # --- peak RSS of the camera loop on arm64 (posewatch run --input, Pi 4 settings) -------------------
 # getrusage and /proc/self/status describe the whole QEMU process under qemu-user, so the guest's
@@ -336,7 +360,7 @@ done
 # every 20 ms. The Y4M clip is memory-mapped by Y4MFileSource; its file pages are reported apart
 # (a camera has its V4L2 ring instead: camera.buffers x 640x480x2 bytes, 2.4 MB at the default 4).
 RSS_CPU=${RSS_CPU:-cortex-a72}
-in_root sh -c "cd $SRC && clang -shared -fPIC -O2 -o .build/librss-probe.so Tests/Benchmarks/arm64/rss_probe.c -lpthread" >> "$LOG" 2>&1 \
+in_root sh -c "cd $SRC && \$(command -v clang || echo /usr/libexec/swift/bin/clang) -shared -fPIC -O2 -o .build/librss-probe.so Tests/Benchmarks/arm64/rss_probe.c -lpthread" >> "$LOG" 2>&1 \
   || fail "cannot build rss_probe in the root"
 say "$RSS_CPU: peak RSS of posewatch run --input (30 frames 640x480, pose.threads = 2)"
 cpuinfo_for "$RSS_CPU" "$WORK/cpuinfo-$RSS_CPU"
@@ -349,9 +373,29 @@ printf 'rss\t%s\t%s\n' "$RSS_CPU" "$RSS_LINE" >> "$RESULTS"
 
 # --- the table --------------------------------------------------------------------------------------
 python3 - "$RESULTS" "$N" "$CPUS" "$LOOP_CHECK" "$SWIFT_VERSION" "$LITERT_WHEEL" "$(qemu-aarch64 --version | head -n 1)" <<'EOF'
-import re, sys
+import os, re, sys
 from collections import defaultdict
 path, n, cpus, loop, swift, wheel, qemu = sys.argv[1:8]
+work = os.path.dirname(path)
+
+def classes(tag_n, tag_2n, invokes):
+    """Per-invoke instruction classes from the plugin's 'class C N' lines at N and 2N invokes."""
+    def read(tag):
+        d = {}
+        for line in open(os.path.join(work, tag + ".count")):
+            f = line.split()
+            if f[0] == "total": d["total"] = int(f[1])
+            elif f[0] == "class": d[f[1]] = int(f[2])
+        return d
+    a, b = read(tag_n), read(tag_2n)
+    return {k: (b[k] - a[k]) / invokes for k in a}
+
+def ipc_ceiling(c):
+    """Cortex-A72 issue limits: 3 instructions decoded per cycle, SIMD multiplies on F0 only (one
+    per cycle), SIMD/FP on F0 + F1 (two per cycle), one load per cycle. The cycle floor is the
+    largest of these, and total / floor is the highest IPC the mix allows."""
+    floor = max(c["total"] / 3, c["simd_mul"], c["simd"] / 2, c["load"])
+    return c["total"] / floor
 cpus = cpus.split()
 pw, lt, nodes, cls, cap, cap420, loop_ = {}, {}, defaultdict(list), {}, {}, {}, {}
 for line in open(path):
@@ -387,6 +431,10 @@ print("posewatch kernel variant (HWCAP)".ljust(44) + "".join(pw[c][1].rjust(w) f
 print("posewatch insns/invoke".ljust(44) + "".join(m(pw[c][0]).rjust(w) for c in cpus))
 print("LiteRT+XNNPACK insns/invoke".ljust(44) + "".join(m(lt[c]).rjust(w) for c in cpus))
 print("ratio posewatch/XNNPACK".ljust(44) + "".join(f"{pw[c][0] / lt[c]:.3f}".rjust(w) for c in cpus))
+mix = {c: (classes(f"pw-{c}-n", f"pw-{c}-2n", int(n)), classes(f"lt-{c}-n", f"lt-{c}-2n", int(n))) for c in cpus}
+print("SIMD multiplies/invoke posewatch | XNNPACK".ljust(44) + "".join(f"{m(mix[c][0]['simd_mul'])}|{m(mix[c][1]['simd_mul'])}".rjust(w) for c in cpus))
+print("SIMD share posewatch | XNNPACK".ljust(44) + "".join(f"{mix[c][0]['simd'] / mix[c][0]['total']:.2f}|{mix[c][1]['simd'] / mix[c][1]['total']:.2f}".rjust(w) for c in cpus))
+print("A72-port IPC ceiling posewatch | XNNPACK".ljust(44) + "".join(f"{ipc_ceiling(mix[c][0]):.2f}|{ipc_ceiling(mix[c][1]):.2f}".rjust(w) for c in cpus))
 print("posewatch heap allocations/invoke".ljust(44) + "".join(pw[c][2].rjust(w) for c in cpus))
 print()
 print("posewatch per kernel category (nodes; insns/invoke, from one bench --kernels invoke)")
@@ -402,7 +450,7 @@ print("  capture+convert YUYV 640x480 -> 192x192".ljust(44) + "".join(m(cap[c]).
 print("  action classifier invoke".ljust(44) + "".join(m(cls[c]).rjust(w) for c in cpus))
 print("  capture+convert Y4M-like I420 640x480".ljust(44) + "".join(m(cap420[c]).rjust(w) for c in cpus))
 print("  MoveNet + YUYV capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] / 5).rjust(w) for c in cpus))
-print("  whole loop per frame (run --input Y4M)".ljust(44) + "".join(m(loop_[c]).rjust(w) for c in cpus))
+print("  whole pipeline per frame (replay, Y4M I420)".ljust(44) + "".join(m(loop_[c]).rjust(w) for c in cpus))
 print("  of which not MoveNet/I420/classifier/5".ljust(44) + "".join(m(loop_[c] - pw[c][0] - cap420[c] - cls[c] / 5).rjust(w) for c in cpus))
 print()
 m_rss = re.search(r"peak without it (\d+) kB", rss[1])

@@ -11,8 +11,13 @@
  * signals in their hot loops never do that, and arm64_instructions.sh checks the count on a known
  * loop at N and 2N iterations and against QEMU's own tests/plugin/insn.c (per instruction).
  *
+ * It also sorts instructions into classes by their disassembly (at translation, so it costs
+ * nothing per execution): SIMD (a vector or FP register operand), SIMD multiplies (smull, smlal,
+ * mul, mla, sdot, sqrdmulh, ... on vector registers: the Cortex-A72 issues these on one port only),
+ * loads and stores. A72 port limits turn the mix into a floor on cycles (docs/performance-arm64.md).
+ *
  * Arguments (-plugin ./insn_count_plugin.so,out=FILE[,marks=FILE][,sys=113]):
- *   out=FILE    at exit: "total N" and one "thread I N" line per guest thread
+ *   out=FILE    at exit: "total N", one "thread I N" line per guest thread, and "class C N" lines
  *   marks=FILE  one line "I N" per call of syscall `sys` on thread I: that thread's count so far
  *   sys=NUM     the syscall to mark (default 113, clock_gettime on aarch64)
  */
@@ -26,7 +31,13 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define MAX_THREADS 1024
+enum { CLASS_SIMD, CLASS_SIMD_MUL, CLASS_LOAD, CLASS_STORE, CLASS_COUNT };
+static const char *const class_names[CLASS_COUNT] = {"simd", "simd_mul", "load", "store"};
 static uint64_t counts[MAX_THREADS];
+static uint64_t class_counts[MAX_THREADS][CLASS_COUNT];
+
+/* What one translation block holds: its instruction count and its count per class. */
+struct block_info { uint64_t insns; uint32_t classes[CLASS_COUNT]; };
 static unsigned overflowed;          /* vCPU indices past MAX_THREADS (never expected) */
 static FILE *out;
 static FILE *marks;
@@ -34,18 +45,60 @@ static int64_t marked_syscall = 113;
 
 static void tb_exec(unsigned int vcpu, void *udata)
 {
+    const struct block_info *block = udata;
     if (vcpu < MAX_THREADS) {
-        counts[vcpu] += (uint64_t)(uintptr_t)udata;
+        counts[vcpu] += block->insns;
+        for (int c = 0; c < CLASS_COUNT; c++) class_counts[vcpu][c] += block->classes[c];
     } else {
         overflowed = 1;
     }
 }
 
+/* A register operand of the SIMD/FP file: v0-v31 (vectors), q/d/s/h/b + digit (scalars). */
+static int simd_operand(const char *operands)
+{
+    for (const char *t = operands; *t; t++) {
+        if ((t == operands || t[-1] == ' ' || t[-1] == '{' || t[-1] == ',' || t[-1] == '[')
+            && strchr("vqdshb", t[0]) != NULL && t[1] >= '0' && t[1] <= '9') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void classify(const char *text, uint32_t classes[CLASS_COUNT])
+{
+    static const char *const multiplies[] = {
+        "mul", "mla", "mls", "smull", "smull2", "umull", "umull2", "smlal", "smlal2", "umlal",
+        "umlal2", "smlsl", "smlsl2", "sqdmulh", "sqrdmulh", "sqdmull", "sqdmull2", "sqrdmlah",
+        "sdot", "udot", "usdot", "pmul", "pmull", "pmull2", "fmul", "fmla", "fmls", NULL};
+    char mnemonic[16];
+    size_t n = 0;
+    while (text[n] != '\0' && text[n] != ' ' && n + 1 < sizeof mnemonic) { mnemonic[n] = text[n]; n++; }
+    mnemonic[n] = '\0';
+    const char *operands = text + n;
+    int simd = simd_operand(operands);
+    if (simd) classes[CLASS_SIMD]++;
+    if (simd) {
+        for (int i = 0; multiplies[i] != NULL; i++) {
+            if (strcmp(mnemonic, multiplies[i]) == 0) { classes[CLASS_SIMD_MUL]++; break; }
+        }
+    }
+    if (strncmp(mnemonic, "ld", 2) == 0) classes[CLASS_LOAD]++;
+    else if (strncmp(mnemonic, "st", 2) == 0) classes[CLASS_STORE]++;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS,
-                                         (void *)(uintptr_t)qemu_plugin_tb_n_insns(tb));
+    struct block_info *block = calloc(1, sizeof *block);  /* lives as long as QEMU may run the block */
+    if (block == NULL) abort();
+    block->insns = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < block->insns; i++) {
+        char *text = qemu_plugin_insn_disas(qemu_plugin_tb_get_insn(tb, i));
+        if (text != NULL) { classify(text, block->classes); free(text); }
+    }
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, block);
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
@@ -66,6 +119,11 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
     fprintf(out, "total %" PRIu64 "\n", total);
     for (unsigned i = 0; i < MAX_THREADS; i++) {
         if (counts[i] != 0) fprintf(out, "thread %u %" PRIu64 "\n", i, counts[i]);
+    }
+    for (int c = 0; c < CLASS_COUNT; c++) {
+        uint64_t sum = 0;
+        for (unsigned i = 0; i < MAX_THREADS; i++) sum += class_counts[i][c];
+        fprintf(out, "class %s %" PRIu64 "\n", class_names[c], sum);
     }
     if (overflowed) fprintf(out, "overflow more than %d threads: count incomplete\n", MAX_THREADS);
     fclose(out);

@@ -263,7 +263,7 @@ per_unit() {  # per_unit COUNT_N COUNT_2N N -> (c2 - c1) / N, rounded
 }
 
 # Synthetic Y4M clips (640x480 4:2:0, a moving pattern): 30 frames for the RSS run, 10 and 20 for
-# counting the whole pipeline per frame (replay: every frame, no dropping); configs: console LEDs, no summary, MoveNet on 1 or 2 threads.
+# counting the whole pipeline per frame (replay: every frame, no dropping); configs: console LEDs, no summary, MoveNet on 1 or 4 threads.
 python3 - "$ROOT$BENCH" <<'PY'
 import sys
 w, h = 640, 480
@@ -276,7 +276,7 @@ for frames in (10, 20, 30):
             f.write(bytes([128 + (n % 16)]) * (w * h // 4) + bytes([128 - (n % 16)]) * (w * h // 4))
 PY
 cp "$MODEL" "$ROOT$BENCH/movenet_singlepose_lightning_int8_4.tflite"
-for t in 1 2; do
+for t in 1 4; do
   printf '[pose]\nthreads = %d\n[models]\npose = "%s"\n[leds]\nbackend = "console"\n[journal]\nsummary_interval = 3600\n' \
     "$t" "$BENCH/movenet_singlepose_lightning_int8_4.tflite" > "$ROOT$BENCH/threads$t.toml"
 done
@@ -362,11 +362,11 @@ done
 RSS_CPU=${RSS_CPU:-cortex-a72}
 in_root sh -c "cd $SRC && \$(command -v clang || echo /usr/libexec/swift/bin/clang) -shared -fPIC -O2 -o .build/librss-probe.so Tests/Benchmarks/arm64/rss_probe.c -lpthread" >> "$LOG" 2>&1 \
   || fail "cannot build rss_probe in the root"
-say "$RSS_CPU: peak RSS of posewatch run --input (30 frames 640x480, pose.threads = 2)"
+say "$RSS_CPU: peak RSS of posewatch run --input (30 frames 640x480, pose.threads = 4)"
 cpuinfo_for "$RSS_CPU" "$WORK/cpuinfo-$RSS_CPU"
 in_root --cpuinfo "$WORK/cpuinfo-$RSS_CPU" $QEMU_IN_ROOT -cpu "$RSS_CPU" \
   -E LD_PRELOAD="$SRC/.build/librss-probe.so" -E RSS_PROBE_EXCLUDE=clip30.y4m \
-  "$POSEWATCH" run --config "$BENCH/threads2.toml" --input "$BENCH/clip30.y4m" > "$WORK/rss.stdout" 2> "$WORK/rss.stderr" \
+  "$POSEWATCH" run --config "$BENCH/threads4.toml" --input "$BENCH/clip30.y4m" > "$WORK/rss.stdout" 2> "$WORK/rss.stderr" \
   || fail "posewatch run --input failed under $RSS_CPU (see $WORK/rss.stderr)"
 RSS_LINE=$(grep -m1 '^rss_probe:' "$WORK/rss.stderr") || fail "no rss_probe line in $WORK/rss.stderr"
 printf 'rss\t%s\t%s\n' "$RSS_CPU" "$RSS_LINE" >> "$RESULTS"
@@ -454,7 +454,7 @@ print("  whole pipeline per frame (replay, Y4M I420)".ljust(44) + "".join(m(loop
 print("  of which not MoveNet/I420/classifier/5".ljust(44) + "".join(m(loop_[c] - pw[c][0] - cap420[c] - cls[c] / 5).rjust(w) for c in cpus))
 print()
 m_rss = re.search(r"peak without it (\d+) kB", rss[1])
-print(f"posewatch run --input (30 frames 640x480 Y4M, pose.threads = 2, -cpu {rss[0]}): guest peak RSS without the clip's pages {int(m_rss.group(1)) / 1024:.1f} MiB")
+print(f"posewatch run --input (30 frames 640x480 Y4M, pose.threads = 4 (the Pi 4 default), -cpu {rss[0]}): guest peak RSS without the clip's pages {int(m_rss.group(1)) / 1024:.1f} MiB")
 print(f"  {rss[1]}")
 print()
 print("arm64 instructions ratio (posewatch/XNNPACK): " + " ".join(f"{c} {pw[c][0] / lt[c]:.3f}" for c in cpus))

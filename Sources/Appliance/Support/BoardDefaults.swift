@@ -42,8 +42,11 @@ public enum BoardDefaults: Equatable, Sendable {
     /// MoveNet threads when the config does not set `pose.threads`; nil is one per online CPU.
     public var inferenceThreads: Int? {
         switch self {
+        // Pi 5: 113M instructions per frame, 15 fps needs IPC 0.7 on one core (32–53 fps estimated).
         case .pi5: 1
-        case .pi4: 2
+        // Pi 4: 267M per frame; 15 fps needs IPC 0.85–1.17 on four cores at 1.5 GHz, 1.45–1.68 on two.
+        case .pi4: 4
+        // Pi 3 / Zero 2 W: below 15 fps on any thread count; all cores, and the loop drops late frames.
         case .pi3, .zero2W: 4
         case .other: nil
         }

@@ -28,6 +28,7 @@ static struct range guest[MAX_MAPS];
 static int guest_count;
 static long peak_kb, peak_excluded_kb;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t guest_base;
 
 static int read_maps(const char *file, struct range *out, int max, long *rss_kb_or_null) {
     FILE *f = fopen(file, "r");
@@ -60,11 +61,12 @@ static void sample(long *total_kb, long *excluded_kb) {
     int hosts = read_maps("/proc/self/smaps", host, MAX_MAPS, host_rss);
     /* guest_base: host start - guest start of the first file mapping both name. */
     int64_t base = 0;
+    guest_base = 0;
     int found = 0;
     for (int g = 0; g < guest_count && !found; g++) {
         if (guest[g].path[0] != '/') continue;
         for (int h = 0; h < hosts; h++) {
-            if (strcmp(host[h].path, guest[g].path) == 0) { base = (int64_t)(host[h].start - guest[g].start); found = 1; break; }
+            if (strcmp(host[h].path, guest[g].path) == 0) { base = (int64_t)(host[h].start - guest[g].start); guest_base = base; found = 1; break; }
         }
     }
     long total = 0, excluded = 0;
@@ -105,6 +107,22 @@ static void report(void) {
         char line[256];
         while (fgets(line, sizeof line, f)) if (strncmp(line, "VmHWM:", 6) == 0) hwm = strtol(line + 6, NULL, 10);
         fclose(f);
+    }
+    /* The largest guest mappings at exit, by resident size, to see where the memory is. */
+    const char *exclude = getenv("RSS_PROBE_EXCLUDE");
+    (void)exclude;
+    int hosts = read_maps("/proc/self/smaps", host, MAX_MAPS, host_rss);
+    for (int shown = 0; shown < 12; shown++) {
+        int best = -1;
+        for (int h = 0; h < hosts; h++) {
+            if (host_rss[h] <= 0) continue;
+            int is_guest = 0;
+            for (int g = 0; g < guest_count && !is_guest; g++) is_guest = guest[g].start + (uint64_t)guest_base == host[h].start;
+            if (is_guest && (best < 0 || host_rss[h] > host_rss[best])) best = h;
+        }
+        if (best < 0) break;
+        fprintf(stderr, "rss_probe: mapping %6ld kB %s\n", host_rss[best], host[best].path[0] ? host[best].path : "[anonymous]");
+        host_rss[best] = -1;
     }
     fprintf(stderr, "rss_probe: guest peak RSS %ld kB (of which %ld kB file pages of the excluded input), peak without it %ld kB; at exit %ld kB (%ld kB excluded); whole QEMU process VmHWM %ld kB\n",
             peak_kb, peak_excluded_kb, peak_kb - peak_excluded_kb, total, excluded, hwm);

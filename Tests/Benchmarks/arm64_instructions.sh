@@ -368,7 +368,7 @@ in_root --cpuinfo "$WORK/cpuinfo-$RSS_CPU" $QEMU_IN_ROOT -cpu "$RSS_CPU" \
   -E LD_PRELOAD="$SRC/.build/librss-probe.so" -E RSS_PROBE_EXCLUDE=clip30.y4m \
   "$POSEWATCH" run --config "$BENCH/threads4.toml" --input "$BENCH/clip30.y4m" > "$WORK/rss.stdout" 2> "$WORK/rss.stderr" \
   || fail "posewatch run --input failed under $RSS_CPU (see $WORK/rss.stderr)"
-RSS_LINE=$(grep -m1 '^rss_probe:' "$WORK/rss.stderr") || fail "no rss_probe line in $WORK/rss.stderr"
+RSS_LINE=$(grep -m1 '^rss_probe: guest peak' "$WORK/rss.stderr") || fail "no rss_probe line in $WORK/rss.stderr"
 printf 'rss\t%s\t%s\n' "$RSS_CPU" "$RSS_LINE" >> "$RESULTS"
 
 # --- the table --------------------------------------------------------------------------------------
@@ -456,6 +456,8 @@ print()
 m_rss = re.search(r"peak without it (\d+) kB", rss[1])
 print(f"posewatch run --input (30 frames 640x480 Y4M, pose.threads = 4 (the Pi 4 default), -cpu {rss[0]}): guest peak RSS without the clip's pages {int(m_rss.group(1)) / 1024:.1f} MiB")
 print(f"  {rss[1]}")
+mappings = [l.rstrip("\n") for l in open(os.path.join(work, "rss.stderr")) if l.startswith("rss_probe: mapping")]
+for l in mappings[:6]: print(f"  {l}")
 print()
 print("arm64 instructions ratio (posewatch/XNNPACK): " + " ".join(f"{c} {pw[c][0] / lt[c]:.3f}" for c in cpus))
 EOF

@@ -19,6 +19,8 @@
 #   .ci/check-trixie.sh --incremental   # keep the previous run's .build (faster; default builds clean)
 #   .ci/check-trixie.sh --configuration debug   # test a debug build instead (quicker to compile
 #                                       # under emulation; misses optimiser bugs)
+#   .ci/check-trixie.sh --root-only     # make (or top up) the cached root and stop: no copy, no build
+#                                       # (Tests/Benchmarks/arm64_instructions.sh uses the root)
 #   .ci/check-trixie.sh --deb           # after the checks, build the release .deb in the root
 #                                       # (deploy/build-deb.sh <arch>, natively for the root's
 #                                       # architecture) and copy it to $POSEWATCH_CI_CACHE/deb-<arch>/
@@ -38,6 +40,7 @@ CONFIGURATION=release
 SOURCE=
 INCREMENTAL=0
 DEB=0
+ROOT_ONLY=0
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) ARCH=${2:?--arch needs amd64 or arm64}; shift 2 ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
     --source) SOURCE=${2:?--source needs a directory}; shift 2 ;;
     --incremental) INCREMENTAL=1; shift ;;
     --deb) DEB=1; shift ;;
+    --root-only) ROOT_ONLY=1; shift ;;
     --configuration) CONFIGURATION=${2:?--configuration needs release or debug}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "check-trixie: unknown argument '$1' (try --help)" >&2; exit 2 ;;
@@ -182,6 +186,10 @@ if [ "$(cat "$ROOT/$STAMP" 2>/dev/null)" != "$PACKAGES" ]; then
                  git config --system safe.directory '*'" >> "$LOG" 2>&1 \
     || fail "git config in the root failed"
   echo "$PACKAGES" > "$ROOT/$STAMP"
+fi
+if [ "$ROOT_ONLY" = 1 ]; then
+  echo "$TAG: root ready at $ROOT in $(( $(date +%s) - T0 ))s - log $LOG"
+  exit 0
 fi
 
 # --- a clean copy of the checkout -----------------------------------------------------------

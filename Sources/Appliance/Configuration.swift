@@ -43,6 +43,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var smoothingMinimumCutoff = 0.5
     /// `pose.smoothing_beta`: how fast the cutoff rises with speed, per body length per second.
     public var smoothingBeta = 8.0
+    /// `pose.threads`: threads one MoveNet invoke may use (1–8); nil (the key left out) takes the
+    /// board's default, `BoardDefaults.inferenceThreads` (docs/performance-arm64.md).
+    public var inferenceThreads: Int? = nil
     /// `leds.backend`: LED backend.
     public var ledBackend: LEDBackend = .gpio
     /// `[leds.actions]`: action label → GPIO line name, in LED order.
@@ -79,6 +82,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
             && lhs.statusLEDLine == rhs.statusLEDLine && lhs.summaryIntervalSeconds == rhs.summaryIntervalSeconds
             && lhs.logLevel == rhs.logLevel && lhs.watchdogEnabled == rhs.watchdogEnabled
             && lhs.watchdogMaxStallSeconds == rhs.watchdogMaxStallSeconds
+            && lhs.inferenceThreads == rhs.inferenceThreads
     }
 }
 

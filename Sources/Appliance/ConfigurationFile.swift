@@ -110,7 +110,7 @@ struct ConfigurationReader {
         ("camera", ["device", "width", "height", "buffers"]),
         ("models", ["pose", "classifier"]),
         ("classifier", ["confidence_threshold", "smoothing"]),
-        ("pose", ["smart_cropping", "smoothing", "smoothing_min_cutoff", "smoothing_beta"]),
+        ("pose", ["smart_cropping", "smoothing", "smoothing_min_cutoff", "smoothing_beta", "threads"]),
         ("leds", ["backend", "status", "actions"]),
         ("journal", ["summary_interval", "level"]),
         ("watchdog", ["enabled", "max_stall"]),
@@ -149,6 +149,7 @@ struct ConfigurationReader {
                 configuration.confidenceThreshold = try number(entry, in: 0...1, described: "a number from 0 to 1")
             case "classifier.smoothing": configuration.smoothing = try integer(entry, in: 1...30)
             case "pose.smart_cropping": configuration.smartCropping = try boolean(entry)
+            case "pose.threads": configuration.inferenceThreads = try integer(entry, in: 1...8)
             case "pose.smoothing": configuration.keypointSmoothing = try boolean(entry)
             case "pose.smoothing_min_cutoff":
                 configuration.smoothingMinimumCutoff = try number(entry, in: 0.01...30, described: "a number from 0.01 to 30 (Hz)")

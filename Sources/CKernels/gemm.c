@@ -19,6 +19,7 @@ struct pw_gemm_plan {
     pw_conv_geometry g;
     int isa, mr, direct;
     int memory_input;  // avx512vnni: weights + 128, input signed from memory (see VNNI_TILE)
+    int no_minus_128;  // no weight is -128: two products fit one int16 lane (neon smlal tile)
     int32_t n, k, kp, nblocks;
     int8_t *weights;
     int32_t *bias, *multiplier, *left, *right;
@@ -214,23 +215,51 @@ PW_TARGET_AVX512VNNI static void tile_avx512vnni(const pw_gemm_plan *p, const in
 #endif
 
 #if defined(__aarch64__)
+/// Four 16-byte weight vectors (16 channels × 4 k) times one row's 4 bytes, widened (smull) and
+/// pairwise added into the row's eight int32x4 accumulators (sadalp).
+PW_INLINE void neon_k4(int32x4_t acc[8], const int8x16_t wv[4], int8x8_t x) {
+    for (int i = 0; i < 4; i++) {
+        acc[2 * i] = vpadalq_s16(acc[2 * i], vmull_s8(vget_low_s8(wv[i]), x));
+        acc[2 * i + 1] = vpadalq_s16(acc[2 * i + 1], vmull_s8(vget_high_s8(wv[i]), x));
+    }
+}
+
+PW_INLINE int8x8_t neon_x4(const int8_t *x) {
+    int32_t v;
+    memcpy(&v, x, 4);
+    return vreinterpret_s8_s32(vdup_n_s32(v));
+}
+
+/// The Cortex-A72 has no dot product. smull + sadalp spends 2 instructions per 8 products; with
+/// no weight at -128 each product is at most 127 · 128 = 16256 in magnitude, so two of them
+/// (k and k + 4) add in one int16 lane without overflow (smlal), and the pair costs 3 instructions
+/// per 16 products: the widening multiply-accumulate of ruy's and XNNPACK's NEON int8 kernels. The
+/// int16 and int32 sums are exact, so the result is bit-identical to the reference.
 static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) {
+    const int k4count = p->kp / 4;
+    const int pairs = p->no_minus_128 ? k4count / 2 : 0;
     for (int nb = 0; nb < p->nblocks; nb++) {
         const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
         int32x4_t acc[2][8];
         for (int r = 0; r < 2; r++)
             for (int i = 0; i < 8; i++) acc[r][i] = vdupq_n_s32(0);
-        for (int k4 = 0; k4 < p->kp / 4; k4++, w += 64) {
-            int8x16_t wv[4] = {vld1q_s8(w), vld1q_s8(w + 16), vld1q_s8(w + 32), vld1q_s8(w + 48)};
+        int k4 = 0;
+        for (int pair = 0; pair < pairs; pair++, k4 += 2, w += 128) {
+            int8x16_t wa[4] = {vld1q_s8(w), vld1q_s8(w + 16), vld1q_s8(w + 32), vld1q_s8(w + 48)};
+            int8x16_t wb[4] = {vld1q_s8(w + 64), vld1q_s8(w + 80), vld1q_s8(w + 96), vld1q_s8(w + 112)};
             for (int r = 0; r < 2; r++) {
-                int32_t v;
-                memcpy(&v, rows[r] + 4 * k4, 4);
-                int8x8_t x = vreinterpret_s8_s32(vdup_n_s32(v));
+                int8x8_t xa = neon_x4(rows[r] + 4 * k4), xb = neon_x4(rows[r] + 4 * k4 + 4);
                 for (int i = 0; i < 4; i++) {
-                    acc[r][2 * i] = vpadalq_s16(acc[r][2 * i], vmull_s8(vget_low_s8(wv[i]), x));
-                    acc[r][2 * i + 1] = vpadalq_s16(acc[r][2 * i + 1], vmull_s8(vget_high_s8(wv[i]), x));
+                    int16x8_t lo = vmlal_s8(vmull_s8(vget_low_s8(wa[i]), xa), vget_low_s8(wb[i]), xb);
+                    int16x8_t hi = vmlal_s8(vmull_s8(vget_high_s8(wa[i]), xa), vget_high_s8(wb[i]), xb);
+                    acc[r][2 * i] = vpadalq_s16(acc[r][2 * i], lo);
+                    acc[r][2 * i + 1] = vpadalq_s16(acc[r][2 * i + 1], hi);
                 }
             }
+        }
+        for (; k4 < k4count; k4++, w += 64) {
+            int8x16_t wv[4] = {vld1q_s8(w), vld1q_s8(w + 16), vld1q_s8(w + 32), vld1q_s8(w + 48)};
+            for (int r = 0; r < 2; r++) neon_k4(acc[r], wv, neon_x4(rows[r] + 4 * k4));
         }
         pw_requant16 q = block_requant(p, nb);
         for (int r = 0; r < rows_valid; r++) {
@@ -325,6 +354,8 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
         pw_gemm_destroy(p);
         return NULL;
     }
+    p->no_minus_128 = 1;
+    for (size_t i = 0; i < (size_t)p->n * p->k; i++) p->no_minus_128 &= filter[i] != -128;
     for (int n = 0; n < p->n; n++) {
         int32_t sum = 0;
         int8_t *block = p->weights + (size_t)(n / 16) * p->kp * 16;

@@ -2,7 +2,10 @@
 // in-memory driver, plus conversion into a 192×192 RGB tensor. Reports milliseconds and heap
 // allocations per frame; allocations are counted by CMallocCounter's interposed malloc.
 //
-//   swift run -c release CaptureBenchmark [frames] [--mjpeg file.mjpeg]
+//   swift run -c release CaptureBenchmark [frames] [--mjpeg file.mjpeg] [--only yuyv|nv12|yuv420]
+//
+// --only runs that one capture+convert case and nothing else (Tests/Benchmarks/arm64_instructions.sh
+// counts its instructions at N and 2N frames under qemu-aarch64).
 import CMallocCounter
 import CV4L2
 import Capture
@@ -144,12 +147,16 @@ func measure(_ name: String, frames: Int, warmUp: Int = 50, delivered: () -> Int
 let arguments = CommandLine.arguments
 let frames = arguments.dropFirst().first.flatMap { Int($0) } ?? 2000
 let mjpegPath = arguments.firstIndex(of: "--mjpeg").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let onlyFormat = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let formatNames: [(PixelFormat, String)] = [(.yuyv, "yuyv"), (.nv12, "nv12"), (.yuv420, "yuv420")]
+let formats = formatNames.filter { onlyFormat == nil || $0.1 == onlyFormat }.map(\.0)
+precondition(!formats.isEmpty, "--only takes yuyv, nv12 or yuv420")
 
 let tensor = UnsafeMutablePointer<UInt8>.allocate(capacity: 192 * 192 * 3)
 defer { tensor.deallocate() }
 print("posewatch capture benchmark: 192x192 RGB tensor, letterbox, \(frames) frames per case")
 
-for format in [PixelFormat.yuyv, .nv12, .yuv420] {
+for format in formats {
     let layout = FrameLayout(pixelFormat: format, width: 640, height: 480)
     let driver = InMemoryDriver(layout: layout)
     var camera = CameraSource(configuration: CameraConfiguration(device: "/dev/bench", request: CaptureRequest(framesPerSecond: 30)),
@@ -169,7 +176,7 @@ for format in [PixelFormat.yuyv, .nv12, .yuv420] {
     print("  statistics: delivered \(statistics.delivered), dropped late \(statistics.droppedLate), broken \(statistics.broken)")
 }
 
-do {
+if onlyFormat == nil {
     var synthetic = SyntheticSource(format: .yuyv, width: 640, height: 480)
     var converter = FrameConverter(tensorWidth: 192, tensorHeight: 192)
     let crop = FrameRectangle(x: 160, y: 80, width: 320, height: 320)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Actions
+import InferenceCore
 import PoseEstimation
 
 /// Loads the models the configuration names, with one-line errors.
@@ -49,7 +50,8 @@ enum ModelLoading {
             throw ModelLoadingError("pose model \(modelPath) is missing: \(remedies.dropLast().joined(separator: ", ")) or \(remedies.last!)",
                                     fromCommandLine: false)
         }
-        do { return try MoveNetEstimator(modelPath: modelPath) } catch {
+        let registry = KernelRegistry(threadCount: configuration.inferenceThreads ?? BoardDefaults.current.inferenceThreads)
+        do { return try MoveNetEstimator(modelPath: modelPath, registry: registry) } catch {
             throw ModelLoadingError(error.description, fromCommandLine: path != nil)
         }
     }

@@ -191,7 +191,8 @@ class RepetitionCounter:
         self.counts = {label: 0 for label in COUNTABLE}
         self.session = 0
         self.last_action = None
-        self.events = []  # (t, label, count)
+        self.events = []  # (t, label, count): t = the frame it was counted on
+        self.event_at = []  # per entry of events: the frame the repetition was seen on (its crossing)
         self.candidates = []  # (decision time, crossing time, last time on the rest side)
         self.trace = []  # (t, signal, near, far)
         self.reset_motion()
@@ -589,14 +590,14 @@ class RepetitionCounter:
                 if c.count_at != "far":
                     self.deferred = action
                     return result
-                return self.count(action, now, 1)
+                return self.count(action, now, 1, at=t)
         if self.deferred is not None and self.side != 0:
             back = self.side == self.rest and before != self.rest
             leaving = self.side != self.rest and ((self.rest == -1 and cur < hi - m) or (self.rest == 1 and cur > lo + m))
             if back or (c.count_at == "exit" and leaving):
                 deferred, self.deferred = self.deferred, None
                 if deferred == action:
-                    result = self.count(action, now, 1) or result
+                    result = self.count(action, now, 1, at=t) or result
         return result
 
     def side_step(self, cur, t, lo, hi, m, now, action):
@@ -720,7 +721,7 @@ class RepetitionCounter:
         if c.count_at != "far":
             self.deferred = action
             return None
-        return self.count(action, now, 1)
+        return self.count(action, now, 1, at=t)
 
     def periodic(self, sm, span_s):
         """The last span_s seconds' autocorrelation peak over 0.4–2 s lags (0 if too short)."""
@@ -764,7 +765,7 @@ class RepetitionCounter:
         moved = max(abs(v - rest) for v in cues[i_rest:i_end + 1])
         return moved >= threshold
 
-    def count(self, action, now, n):
+    def count(self, action, now, n, at=None):
         if self.exc is not None and self.exc["judge"] is None:
             self.exc["counted"] = True
         if self.c.leg_union > 0 and action in ("squats", "lunges") and not self.u_bypass:
@@ -775,6 +776,7 @@ class RepetitionCounter:
             self.counts[action] += 1
             self.session += 1
             self.events.append((now, action, self.counts[action]))
+            self.event_at.append(now if at is None else at)
         return self.events[-1]
 
     def credit(self, t, s, action):

@@ -6,6 +6,7 @@ root) and yields COCO-17 poses as float32[T, 17, 3] = (x, y, score) at the model
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_
 SHARED_DATA = os.path.join(os.path.dirname(PACKAGE_ROOT), "shared", "data")
 COUNTIX = os.path.join(SHARED_DATA, "keypoints", "countix_fitness")
 PENN = os.path.join(SHARED_DATA, "keypoints", "penn_action_coco17")
+REPCOUNT = os.path.join(SHARED_DATA, "keypoints", "repcount_half")
 
 # MediaPipe BlazePose-33 landmark index for each COCO-17 joint (data README).
 MEDIAPIPE_FOR_COCO = [0, 2, 5, 7, 8, 11, 12, 13, 14, 15, 16, 23, 24, 25, 26, 27, 28]
@@ -26,6 +28,7 @@ SOURCE_FPS = 30.0
 
 # Our action labels for the dataset classes (None: a repetitive move that is not one of ours).
 COUNTIX_ACTION = {"squat": "squats", "lunge": "lunges", "push_up": "push_ups"}
+REPCOUNT_ACTION = {"squat": "squats", "push_up": "push_ups", "jumping_jacks": "jumping_jacks"}
 PENN_ACTION = {"squat": "squats", "pushup": "push_ups", "jumping_jacks": "jumping_jacks"}
 # The fixed label for a class that is none of ours: one of the countable labels that has no
 # per-action cue (counter.Config.leg_cue gates squats and lunges only), so the counter's generic
@@ -101,6 +104,56 @@ def load_countix(subsample_to_model_rate: bool = True, phase: int = 0, convert=c
             poses = convert(raw)
             seqs.append(Sequence(os.path.basename(row["npy"]), row["label"], COUNTIX_ACTION.get(row["label"]),
                                  int(row["count"]), poses, MODEL_FPS if subsample_to_model_rate else SOURCE_FPS))
+    return seqs
+
+
+# An annotated repetition shorter than this is not a repetition (the fastest in the data, jumping
+# jacks at 2.3 per second, take 0.4 s): the sequence's annotation is wrong and it is left out
+# (repcount_half README: "a few annotations look wrong").
+MIN_REPETITION_S = 0.25
+
+
+@dataclass
+class RepCountSequence(Sequence):
+    repetitions: list = None  # [(start, end)] in seconds, one per annotated repetition
+    excluded: str = ""        # why the annotation is not used ("" = used)
+
+    @property
+    def subject(self) -> str:
+        """The person: `stuN` for RepCount's own recordings; the file's name otherwise (its source
+        clips do not say who is in them)."""
+        return self.name.split("_")[0] if self.name.startswith("stu") else self.name
+
+    @property
+    def half(self) -> str:
+        """"tune" or "report", by subject: odd student numbers tune, even ones report; other files
+        by a hash of their name. A subject's sequences are never split between the halves."""
+        if self.name.startswith("stu"):
+            return "tune" if int(self.subject[3:]) % 2 == 1 else "report"
+        return "tune" if hashlib.sha256(self.name.encode()).digest()[0] % 2 == 1 else "report"
+
+
+def load_repcount(phase: int = 0) -> list[RepCountSequence]:
+    """repcount_half: MediaPipe-33 poses min–max normalised per frame like Countix, 30 fps source
+    (README), run at the model rate; `rep_bounds` (source frames) become seconds on the same clock
+    (source frame f is at f / SOURCE_FPS; model frame i at i / MODEL_FPS)."""
+    seqs = []
+    with open(os.path.join(REPCOUNT, "index.csv")) as f:
+        for row in csv.DictReader(f):
+            raw = np.load(os.path.join(REPCOUNT, row["file"]))
+            bounds = np.asarray(row["rep_bounds"].split(), float).reshape(-1, 2) / SOURCE_FPS
+            count = int(row["count"])
+            excluded = ""
+            if len(bounds) != count:
+                excluded = f"{len(bounds)} bounds for a count of {count}"
+            elif count and float(np.min(bounds[:, 1] - bounds[:, 0])) < MIN_REPETITION_S:
+                short = int(np.sum(bounds[:, 1] - bounds[:, 0] < MIN_REPETITION_S))
+                excluded = (f"{short} of {count} repetitions shorter than {MIN_REPETITION_S} s "
+                            f"(annotated {bounds[0, 0]:.1f}–{bounds[-1, 1]:.1f} s)")
+            name = os.path.splitext(os.path.basename(row["file"]))[0]
+            seqs.append(RepCountSequence(name, row["label"], REPCOUNT_ACTION.get(row["label"]), count,
+                                         countix_to_coco(subsample(raw, phase=phase)), MODEL_FPS,
+                                         [tuple(b) for b in bounds.tolist()], excluded))
     return seqs
 
 

@@ -16,6 +16,12 @@
     # normalised per frame, so the classifier's labels themselves mean little there.
     /work/venv-counter/bin/python training/counter/evaluate.py replay --posewatch .build/release/posewatch
 
+    # repcount_half (per-repetition bounds; README there), label fixed: in-span and whole-video
+    # MAE/OBO, precision/recall/latency of the events, per class and on the tune / report halves
+    # (split by subject); the same through `posewatch replay --action` with event-time parity:
+    /work/venv-counter/bin/python training/counter/evaluate.py repcount [--rows] [--config "…"] [--phase 1]
+    /work/venv-counter/bin/python training/counter/evaluate.py replay --set repcount --posewatch .build/release/posewatch
+
     # Real videos through the whole pipeline, once `posewatch replay` exists (issue 7): the command
     # template gets {input} (the clip, or a converted file from --convert) and {label}; the last
     # JSONL line's summary.reps[label] is the prediction; tolerance from labels.csv.
@@ -28,6 +34,7 @@ Nothing here reads outside ../shared/data or writes into the repository.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import csv
 import json
@@ -40,6 +47,7 @@ import tempfile
 import numpy as np
 
 import data
+import scoring
 
 
 def report(name, preds, gts):
@@ -55,9 +63,20 @@ def countix_rows(predict):
 
 
 def config_from(text):
-    """`--config "interval_ratio=0.5, hysteresis=0.3"` → counter.Config overrides (a variant run)."""
+    """`--config "interval_ratio=0.5, hysteresis=0.3"` → counter.Config overrides (a variant run).
+    Values are Python literals (numbers, strings, tuples, None, booleans); nothing is evaluated."""
     import counter
-    return counter.Config(**eval(f"dict({text})", {})) if text else counter.Config()
+    if not text:
+        return counter.Config()
+    try:
+        call = ast.parse(f"f({text})", mode="eval").body
+        if call.args:
+            raise ValueError("every override needs a name")
+        overrides = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        return counter.Config(**overrides)
+    except (SyntaxError, ValueError, TypeError) as error:
+        print(f"--config {text!r}: {error}", file=sys.stderr)
+        sys.exit(2)
 
 
 def score_countix(rows, show_rows=False, durations=None):
@@ -118,6 +137,79 @@ def cmd_countix(args):
     score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
 
 
+def python_events(counter_run) -> list[scoring.Event]:
+    """The reference counter's events as scoring.Events, one per repetition: `at` the frame the
+    repetition was seen on, `credited` the frame it was counted on."""
+    events = []
+    last = collections.Counter()
+    for (now, label, count), at in zip(counter_run.events, counter_run.event_at):
+        events += [scoring.Event(at=at, credited=now)] * (count - last[label])
+        last[label] = count
+    return events
+
+
+def jsonl_events(lines, label) -> list[scoring.Event]:
+    """`posewatch replay --format jsonl`'s `rep` events of `label`, one per repetition (an event
+    whose count rose by n stands for n): `at` when the repetition happened (the "at" field when
+    replay gives it, else the frame's time `t`), `credited` the frame's time."""
+    events, last = [], 0
+    for r in lines:
+        if r.get("event") == "rep" and r.get("label") == label:
+            count = int(r["count"])
+            events += [scoring.Event(at=float(r.get("at", r["t"])), credited=float(r["t"]))] * (count - last)
+            last = count
+    return events
+
+
+def score_repcount(results, show_rows=False, title="repcount_half, label fixed"):
+    """results: [(RepCountSequence, [scoring.Event])]. In-span and whole-video MAE/OBO and the
+    per-repetition figures (events inside the annotated set matched to repetitions) for all
+    sequences, each half and each class."""
+    used = [(q, e) for q, e in results if not q.excluded]
+    for q, _ in results:
+        if q.excluded:
+            print(f"  excluded {q.name} ({q.dataset_label}): {q.excluded}")
+    print(f"{title}: {len(used)} sequences")
+    print(f"  {'group':28s} {'n':>3s}  in-span MAE   OBO   whole MAE   OBO   per repetition, in span")
+
+    def line(name, group):
+        if not group:
+            return
+        counts = [q.count for q, _ in group]
+        spans = [len(scoring.in_span(e, q.repetitions)) for q, e in group]
+        wholes = [len(e) for _, e in group]
+        totals = scoring.Totals()
+        for q, e in group:
+            totals.add(scoring.match(scoring.in_span(e, q.repetitions), q.repetitions))
+        span_mae, span_obo = scoring.mae_obo(spans, counts)
+        whole_mae, whole_obo = scoring.mae_obo(wholes, counts)
+        print(f"  {name:28s} {len(group):3d}  {span_mae:11.3f} {span_obo:5.3f}  {whole_mae:10.3f} {whole_obo:5.3f}   "
+              + totals.line())
+
+    line("all", used)
+    for half in ("tune", "report"):
+        line(f"{half} half", [(q, e) for q, e in used if q.half == half])
+    by = collections.defaultdict(list)
+    for q, e in used:
+        by[q.dataset_label].append((q, e))
+    for label in sorted(by):
+        line(f"{label} ({by[label][0][0].label})", by[label])
+    if show_rows:
+        for q, e in used:
+            span = len(scoring.in_span(e, q.repetitions))
+            m = scoring.match(scoring.in_span(e, q.repetitions), q.repetitions)
+            print(f"  {q.name:12s} {q.dataset_label:14s} {q.half:6s} gt {q.count:3d}  in span {span:3d}  whole {len(e):3d}"
+                  f"  matched {m.matched:3d}")
+
+
+def cmd_repcount(args):
+    import counter
+    config = config_from(args.config)
+    seqs = data.load_repcount(phase=args.phase)
+    results = [(q, python_events(counter.count_sequence(q.poses, q.label, config=config))) for q in seqs]
+    score_repcount(results, args.rows, "repcount_half, label fixed, Python reference counter")
+
+
 def cmd_penn(args):
     import counter
     config = config_from(args.config)
@@ -153,20 +245,28 @@ def replay_jsonl(posewatch, path, extra):
     return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
 
 
+def save_pixels(sequence, directory):
+    """Writes a sequence's poses as a keypoint file replay reads: the normalised body box placed in
+    a 480 × 480 frame (the counter's features are box-relative, so the scale does not matter),
+    score 0.9 where detected, an all-zero row where not."""
+    poses = sequence.poses.copy()
+    poses[:, :, :2] = 80 + poses[:, :, :2] * 320
+    poses[:, :, 2] = np.where(sequence.poses[:, :, 2] > 0, 0.9, 0)
+    poses[sequence.poses[:, :, 2].max(axis=1) == 0] = 0
+    path = os.path.join(directory, sequence.name if sequence.name.endswith(".npy") else sequence.name + ".npy")
+    np.save(path, poses.astype(np.float32))
+    return path
+
+
 def cmd_replay(args):
+    if args.set == "repcount":
+        return replay_repcount(args)
     import counter
     seqs = data.load_countix()
     fixed_rows, same_fixed, same_classified, held = [], 0, 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for s in seqs:
-            # Replay wants pixels: the normalised body box is placed in a 480 × 480 frame (the
-            # counter's features are box-relative, so the scale does not matter).
-            poses = s.poses.copy()
-            poses[:, :, :2] = 80 + poses[:, :, :2] * 320
-            poses[:, :, 2] = np.where(s.poses[:, :, 2] > 0, 0.9, 0)
-            poses[s.poses[:, :, 2].max(axis=1) == 0] = 0
-            path = os.path.join(tmp, s.name)
-            np.save(path, poses.astype(np.float32))
+            path = save_pixels(s, tmp)
             action = s.label
             fixed = int(replay_jsonl(args.posewatch, path, ["--action", action])[-1]["summary"]["reps"][action])
             fixed_rows.append((s.name, s.dataset_label, s.count, fixed))
@@ -192,6 +292,33 @@ def cmd_replay(args):
     print(f"replay --action vs Python reference: identical counts on {same_fixed}/{len(seqs)} sequences")
     print(f"replay with the classifier's labels vs Python reference on the same labels: identical per-label counts on "
           f"{same_classified}/{len(seqs)} sequences (held repetitions changed the count on {held})")
+
+
+def replay_repcount(args):
+    """repcount_half through `posewatch replay --action LABEL`: scored as `evaluate.py repcount`,
+    and compared with the Python reference event by event (same count, same times to JSONL's
+    millisecond)."""
+    import counter
+    config = config_from(args.config)
+    seqs = data.load_repcount()
+    results, same_counts, same_times = [], 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for q in seqs:
+            lines = replay_jsonl(args.posewatch, save_pixels(q, tmp), ["--action", q.label])
+            swift = jsonl_events(lines, q.label)
+            results.append((q, swift))
+            python = python_events(counter.count_sequence(q.poses, q.label, config=config))
+            same_counts += len(swift) == len(python)
+            # `at` is compared only where replay gives it (else it is `t`, the credited time).
+            has_at = any("at" in r for r in lines if r.get("event") == "rep")
+            same_times += len(swift) == len(python) and all(
+                abs(a.credited - b.credited) < 2e-3 and (not has_at or abs(a.at - b.at) < 2e-3)
+                for a, b in zip(swift, python))
+            if args.rows and len(swift) != len(python):
+                print(f"  {q.name}: replay {len(swift)} events, Python {len(python)}")
+    score_repcount(results, args.rows, "repcount_half through posewatch replay --action")
+    print(f"replay --action vs Python reference: identical counts on {same_counts}/{len(seqs)} sequences, "
+          f"identical event times on {same_times}/{len(seqs)} (credited; when it happened too where replay gives \"at\")")
 
 
 def cmd_videos(args):
@@ -267,6 +394,12 @@ def main():
     p.add_argument("--restore-aspect", action="store_true",
                    help="estimate each frame's lost aspect from bone proportions first (a variant, ninth round)")
     p.set_defaults(fn=cmd_countix)
+    p = sub.add_parser("repcount", help="repcount_half (per-repetition bounds), label fixed, tune/report halves by subject")
+    p.add_argument("--rows", action="store_true")
+    p.add_argument("--config", default="", help='counter.Config overrides, e.g. "hysteresis=0.3"')
+    p.add_argument("--phase", type=int, default=0,
+                   help="source frames to shift the 30 → 15 fps subsampling by (1: the odd frames)")
+    p.set_defaults(fn=cmd_repcount)
     p = sub.add_parser("penn")
     p.add_argument("--config", default="", help='counter.Config overrides')
     p.set_defaults(fn=cmd_penn)
@@ -277,6 +410,10 @@ def main():
     p = sub.add_parser("replay")
     p.add_argument("--posewatch", default=".build/release/posewatch")
     p.add_argument("--rows", action="store_true")
+    p.add_argument("--set", choices=("countix", "repcount"), default="countix",
+                   help="countix: counts and label-timeline parity; repcount: per-repetition scoring and event parity")
+    p.add_argument("--config", default="", help="counter.Config overrides for the Python side of the parity check "
+                   "(the Swift side runs its defaults)")
     p.set_defaults(fn=cmd_replay)
     p = sub.add_parser("videos")
     p.add_argument("--command", required=True)

@@ -56,10 +56,11 @@ import Testing
     @Test func muchShallowerRepetitionsAreMissedForAtMostOneWindow() {
         // A known limit of thresholds placed in the window's range: after deep repetitions, ones
         // much shallower (here 45 %; 70 % is also missed, 80 % is counted) only count once the deep
-        // ones have left the 6 s window.
+        // ones have left the window.
         let result = SyntheticSession().run([rest(2), reps(5, rate: 0.8), reps(10, rate: 0.8, amplitude: 0.45), rest(3)])
         let count = result.counter.count(of: .squats)
-        #expect(count <= 15 && count >= 15 - Int(6 * 0.8))
+        let window = RepetitionCounterConfiguration().windowSeconds
+        #expect(count <= 15 && count >= 15 - Int(window * 0.8))
     }
 
     @Test(arguments: [1.0, 2.0])

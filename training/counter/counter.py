@@ -2,7 +2,8 @@
 
 Mirror-invariant body features → principal axis of a sliding window (power iteration, warm start)
 → smoothed projection → hysteresis inside the window's range → a repetition on each move from the
-rest side (the side first settled on) to the far side. See RepetitionCounter.swift for the why.
+rest side (the side first settled on) to the far side and back, counted on the return (or when the
+signal keeps still on the far side). See RepetitionCounter.swift for the why.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ COUNTABLE = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups"]
 @dataclass
 class Config:
     fps: float = 15.0
-    window_s: float = 6.0
+    window_s: float = 5.0
     warmup_s: float = 1.0
     hysteresis: float = 0.35
     min_range: float = 0.1
@@ -137,10 +138,11 @@ class Config:
     # this long, lo likewise: a morphological opening), so a short spike does not set the
     # thresholds. 0 = off.
     opening_s: float = 0.0
-    # variant: when a candidate repetition is counted: "far" on reaching the far side (the
-    # crossing), "return" when the signal is back on the rest side (the repetition has ended),
-    # "exit" when it leaves the far band again (moves back across the far threshold).
-    count_at: str = "far"
+    # When a candidate repetition is counted: "return" (chosen, issue 23) when the signal is back on
+    # the rest side (the repetition has ended; its checks are made at the crossing as before, and
+    # the label must be the same at the return), "far" on reaching the far side (the crossing, half
+    # a repetition before its end: before issue 23), "exit" (variant) when it leaves the far band.
+    count_at: str = "return"
     # variant: once the window holds cycle_range complete cycles (rest → far → rest), the range is
     # the median (cycle_stat "median") or the extremes ("extreme") of their highs and lows (in the
     # current signal), widened by cycle_margin, if narrower than the window's: a single big move
@@ -173,6 +175,12 @@ class Config:
     # changes scaled by mix_weight): a one-off big move is one large step among many small ones
     # there, so it should hold the axis less. Measured: worse (jitter and walking dominate the changes).
     axis_from: str = "position"
+    median_frames: int = 1  # variant (issue 23, not adopted): a causal running median before the smoothing
+    # with count_at "return": a repetition waiting on the far side also counts once the signal has
+    # kept still there for still_s seconds (moved less than still_share of the range): the last
+    # repetition of a set that ends on the far side. 0 = off.
+    still_s: float = 1.0
+    still_share: float = 0.1
     mix_weight: float = 1.0
     velocity_lag: int = 1
 
@@ -198,6 +206,7 @@ class RepetitionCounter:
         self.reset_motion()
         self.last_pose_t = -np.inf
         self.cuts = 0
+        self.still = False
 
     def reset_motion(self):
         self.rows = []
@@ -477,6 +486,10 @@ class RepetitionCounter:
         leg_signal = c.leg_signal > 0 and action in c.leg_signal_actions
         if leg_signal:
             s = -np.asarray(self.cues, np.float64)
+        if c.median_frames > 1:
+            # a running median over the last median_frames frames (causal): one-frame spikes go
+            mf = c.median_frames
+            s = np.array([np.median(s[max(0, i - mf + 1):i + 1]) for i in range(len(s))])
         k = c.smoothing
         cs = np.concatenate([[0.0], np.cumsum(s)])
         i = np.arange(len(s))
@@ -536,6 +549,9 @@ class RepetitionCounter:
         r = hi - lo
         m = c.hysteresis * r
         self.trace.append((t, cur, lo + m, hi - m))
+        # the signal has kept still for still_s (moved less than still_share of the range)
+        ns = max(2, int(round(c.still_s * c.fps)))
+        self.still = c.still_s > 0 and len(sm) >= ns and float(np.ptp(sm[-ns:])) < c.still_share * r
         if c.gate > 0:
             self.credit(t, s, action)
         if r < (c.leg_signal if leg_signal else c.min_range):
@@ -544,10 +560,12 @@ class RepetitionCounter:
             self.replayed = True  # the first decision since the (re)start
             if not c.replay_warmup:
                 return self.step(cur, t, lo, hi, m, t, action) or credited
+            still, self.still = self.still, False
             for value, when in zip(sm[:-1], self.times[:-1]):
                 if t - when > (c.warmup_s if c.replay_s is None else c.replay_s):
                     continue  # older than the event latency allows
                 self.step(value, when, lo, hi, m, t, action if c.replay_counts else "other")
+            self.still = still
         return self.step(cur, t, lo, hi, m, t, action) or credited
 
     def step(self, cur, t, lo, hi, m, now, action):
@@ -594,7 +612,8 @@ class RepetitionCounter:
         if self.deferred is not None and self.side != 0:
             back = self.side == self.rest and before != self.rest
             leaving = self.side != self.rest and ((self.rest == -1 and cur < hi - m) or (self.rest == 1 and cur > lo + m))
-            if back or (c.count_at == "exit" and leaving):
+            held_still = self.side != self.rest and self.still
+            if back or (c.count_at == "exit" and leaving) or held_still:
                 deferred, self.deferred = self.deferred, None
                 if deferred == action:
                     result = self.count(action, now, 1, at=t) or result

@@ -10,14 +10,15 @@ import PoseEstimation
 ///    scaled by its larger side, then the nose, the midpoint of each left/right pair and the absolute
 ///    left/right difference of each pair. Mirror-invariance matters: detectors swap sides, and an
 ///    alternating lunge is one repetition per leg, not one per pair of legs.
-/// 2. Over a sliding window (6 s), the direction the body moves most along (the first principal
+/// 2. Over a sliding window (5 s), the direction the body moves most along (the first principal
 ///    axis, followed by two power iterations per frame) turns each pose into one number. No per-action
 ///    joint: the same code counts squats, jumping jacks or a press, and follows the person turning.
 /// 3. That signal, lightly smoothed, is compared with thresholds placed inside its range over the
 ///    window (hysteresis): it is on the "far" side above `maximum − h·range`, on the "near" side below
 ///    `minimum + h·range`, and keeps its side in between. The side it first settles on is the rest
-///    pose; each move from the rest side to the other side is one repetition, counted as it happens
-///    (so the event comes at the turning half of the repetition, well within 1 s of its end).
+///    pose; each move from the rest side to the other side and back is one repetition, counted when
+///    it is back (`countsAtReturn`: its event comes at its end, not half a repetition early), or
+///    when the signal has kept still on the far side for a second (a set that ends there).
 ///
 /// 4. The first decision after a person appears also runs step 3 over the frames of the warm-up
 ///    second, so a repetition begun before the counter could decide is credited then (≤ 1 s late).
@@ -143,6 +144,10 @@ public final class RepetitionCounter {
     private var restSide: Int8 = 0
     private var lastSideChange = -Double.infinity
     private var lastCountableAction: ActionLabel?
+    /// A repetition that reached the far side and passed its checks, counted when the signal is back
+    /// on the rest side (`countsAtReturn`) if the label is still `awaitingAction`.
+    private var awaitingReturn = false
+    private var awaitingAction: ActionLabel?
     /// Repetitions seen while no action was decided, and when the first of them ended (back on the
     /// rest side; infinity while it has not).
     private var heldRepetitions = 0
@@ -231,6 +236,7 @@ public final class RepetitionCounter {
                 side = 0
                 restSide = 0
                 legPending = false
+                awaitingReturn = false
             }
             lastCountableAction = action
         }
@@ -272,6 +278,7 @@ public final class RepetitionCounter {
         lastSideChange = -Double.infinity
         lastRestTime = -Double.infinity
         legPending = false
+        awaitingReturn = false
     }
 
     /// The person left (or the image changed): the window, the held joints and held repetitions go.
@@ -525,14 +532,20 @@ public final class RepetitionCounter {
     private func decide(timestamp: Double, action: ActionLabel?, credited: Int) -> RepetitionEvent? {
         let count = rows
         let span = configuration.smoothingFrames
+        let stillFrames = configuration.stillFrames
         var running = 0.0
         var low = Double.infinity, high = -Double.infinity, current = 0.0
+        var recentLow = Double.infinity, recentHigh = -Double.infinity  // over the last stillFrames
         for step in 0..<count {
             running += projection[step]
             if step >= span { running -= projection[step - span] }
             current = running / Double(min(step + 1, span))
             low = min(low, current)
             high = max(high, current)
+            if step >= count - stillFrames {
+                recentLow = min(recentLow, current)
+                recentHigh = max(recentHigh, current)
+            }
         }
         let range = high - low
         let margin = Double(configuration.hysteresis) * range
@@ -558,20 +571,44 @@ public final class RepetitionCounter {
                     let first = max(0, step - span + 1)
                     for index in first...step { smoothed += projection[index] }
                     smoothed /= Double(step - first + 1)
-                    if advance(value: smoothed, time: time, low: low, high: high, margin: margin) {
-                        tally(&counted, action: action, time: time)
-                    } else {
-                        checkPendingLegs(&counted, action: action, time: time)
-                    }
+                    follow(value: smoothed, time: time, low: low, high: high, margin: margin, still: false,
+                           action: action, counted: &counted)
                 }
             }
         }
-        if advance(value: current, time: timestamp, low: low, high: high, margin: margin) {
-            tally(&counted, action: action, time: timestamp)
-        } else {
-            checkPendingLegs(&counted, action: action, time: timestamp)
-        }
+        let still = configuration.stillSeconds > 0 && count >= stillFrames
+            && recentHigh - recentLow < configuration.stillShare * range
+        follow(value: current, time: timestamp, low: low, high: high, margin: margin, still: still,
+               action: action, counted: &counted)
         return record(counted + credited, action: action, timestamp: timestamp)
+    }
+
+    /// One smoothed value through the sides and the checks: a repetition that reaches the far side
+    /// (and passes the checks in `tally`, or its legs fold later, `checkPendingLegs`) counts there,
+    /// or with `countsAtReturn` when the signal is back on the rest side under the same label, or
+    /// has kept `still` on the far side.
+    @inline(__always)
+    private func follow(value: Double, time: Double, low: Double, high: Double, margin: Double, still: Bool,
+                        action: ActionLabel?, counted: inout Int) {
+        var seen = 0
+        let move = advance(value: value, time: time, low: low, high: high, margin: margin)
+        if move == .toFar {
+            tally(&seen, action: action, time: time)
+        } else {
+            checkPendingLegs(&seen, action: action, time: time)
+        }
+        guard configuration.countsAtReturn else {
+            counted += seen
+            return
+        }
+        if seen > 0 {
+            awaitingReturn = true
+            awaitingAction = action
+        }
+        if awaitingReturn, move == .toRest || (side != 0 && side != restSide && still) {
+            awaitingReturn = false
+            if action == awaitingAction { counted += 1 }
+        }
     }
 
     /// One repetition seen (its crossing at `time`): counted, or held while no action is decided
@@ -650,9 +687,12 @@ public final class RepetitionCounter {
         return moved >= configuration.legCueShinLengths
     }
 
-    /// Moves between the sides for one smoothed value; true when that is a move from the rest side
-    /// to the far side (one repetition).
-    private func advance(value: Double, time: Double, low: Double, high: Double, margin: Double) -> Bool {
+    /// A change of side made by one smoothed value.
+    private enum SideMove { case none, toFar, toRest }
+
+    /// Moves between the sides for one smoothed value; `.toFar` is a move from the rest side to the
+    /// far side (one repetition reaching its turning point), `.toRest` the move back (its end).
+    private func advance(value: Double, time: Double, low: Double, high: Double, margin: Double) -> SideMove {
         var newSide = side
         if value >= high - margin {
             newSide = 1
@@ -668,9 +708,9 @@ public final class RepetitionCounter {
                 side = newSide
                 if restSide == 0 { restSide = newSide }
             }
-            return false
+            return .none
         }
-        guard newSide != side, time - lastSideChange >= configuration.minimumHalfSeconds else { return false }
+        guard newSide != side, time - lastSideChange >= configuration.minimumHalfSeconds else { return .none }
         side = newSide
         lastSideChange = time
         if newSide == restSide {
@@ -680,6 +720,6 @@ public final class RepetitionCounter {
         if newSide == restSide, heldRepetitions > 0, heldEnd == .infinity {
             heldEnd = time  // the first held repetition has ended
         }
-        return newSide != restSide
+        return newSide != restSide ? .toFar : .toRest
     }
 }

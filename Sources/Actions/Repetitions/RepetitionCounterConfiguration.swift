@@ -5,7 +5,7 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     public var framesPerSecond: Double = 15
     /// The sliding window the motion axis and the thresholds are taken over. It must hold at least
     /// one of the slowest repetitions (0.3 per second ≈ 3.3 s).
-    public var windowSeconds: Double = 6
+    public var windowSeconds: Double = 5
     /// Frames with a pose needed before the first decision (the axis needs some motion to lock on).
     public var warmUpSeconds: Double = 1
     /// On the first decision after a (re)start, run the side logic over the warm-up's frames too, so
@@ -66,11 +66,26 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// comparable, and the one-frame step would otherwise set the rest side (or be counted, through
     /// the warm-up credit).
     public var restartsWarmUpOnNewJoint = true
+    /// A repetition counts when it has ended (the signal back on the rest side), not when it reaches
+    /// the far side: its event then comes at its end, not half a repetition early (1.5 s for a 3 s
+    /// repetition), and a move that goes out and never comes back is not a repetition. The checks
+    /// (torso, legs) are made at the far side as before; the label must be the same at the return.
+    /// False: counted on reaching the far side.
+    public var countsAtReturn = true
+    /// With `countsAtReturn`: a repetition waiting on the far side also counts once the signal has
+    /// kept still there for this long (moved less than `stillShare` of the range): the last
+    /// repetition of a set that ends on the far side (a set begun mid-repetition takes its rest side
+    /// the other way round). 0 turns it off.
+    public var stillSeconds: Double = 1
+    /// The share of the window's range the signal may move and still be "still" (`stillSeconds`).
+    public var stillShare: Double = 0.1
 
     public init() {}
 
     /// The window length in frames.
     public var windowFrames: Int { max(4, Int((windowSeconds * framesPerSecond).rounded())) }
+    /// The `stillSeconds` span in frames (at least 2).
+    public var stillFrames: Int { max(2, Int((stillSeconds * framesPerSecond).rounded())) }
     /// The warm-up length in frames.
     public var warmUpFrames: Int { max(3, Int((warmUpSeconds * framesPerSecond).rounded())) }
 }

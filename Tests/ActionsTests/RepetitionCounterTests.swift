@@ -25,6 +25,45 @@ import Testing
         #expect(result.events.map(\.count) == Array(1...10))
     }
 
+    @Test func eachRepetitionCountsAtItsEndNotAtItsTurningPoint() {
+        // 2 s standing, then 6 squats at 0.4 per second (2.5 s each): the far side is reached
+        // half-way, 1.25 s before the repetition ends; the event must come after that turning point
+        // and within 1 s of the end.
+        let result = SyntheticSession().run([rest(2), reps(6, rate: 0.4), rest(3)])
+        #expect(result.events.count == 6)
+        for (event, end) in zip(result.events, result.repetitionEnds) {
+            #expect(event.timestamp > end - 1.25 + 0.3 && event.timestamp <= end + 1.0, "event \(event.timestamp) for an end at \(end)")
+        }
+    }
+
+    @Test func aSetEndingOnTheFarSideCountsItsLastRepetitionWhenThePersonHoldsStill() {
+        // The person is first seen squatting down (so the counter's rest side is the squat), rises
+        // and squats again 4.5 times and stays standing: five moves to the far side, the last one
+        // never coming back. It counts once the signal has kept still there for `stillSeconds`.
+        func run(_ configuration: RepetitionCounterConfiguration) -> (count: Int, last: Double?) {
+            let counter = RepetitionCounter(configuration: configuration)
+            var last: Double?
+            let rate = 0.5, fps = 15.0
+            let frames = Int((2 + 4.5 / rate + 3) * fps)
+            for index in 0..<frames {
+                let time = Double(index) / fps
+                let phase = max(0, time - 2) * rate
+                let depth = phase >= 4.5 ? 0 : (1 + cos(2 * Double.pi * phase)) / 2
+                if let event = counter.process(timestamp: time, pose: SyntheticBody.pose(.squat, depth: depth), action: .squats) {
+                    last = event.timestamp
+                }
+            }
+            return (counter.count(of: .squats), last)
+        }
+        let held = run(RepetitionCounterConfiguration())
+        #expect(held.count == 5)
+        // Standing is reached at 2 + 4.5 / 0.5 = 11 s; still for a second after that.
+        if let last = held.last { #expect(last >= 11 && last <= 11 + 1 + 0.5) }
+        var withoutStill = RepetitionCounterConfiguration()
+        withoutStill.stillSeconds = 0
+        #expect(run(withoutStill).count == 4)
+    }
+
     @Test(arguments: [0.4, 1.0, 1.8])
     func triangleJumpingJacksAreCountedExactly(rate: Double) {
         let result = SyntheticSession().run([

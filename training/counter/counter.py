@@ -175,7 +175,6 @@ class Config:
     # changes scaled by mix_weight): a one-off big move is one large step among many small ones
     # there, so it should hold the axis less. Measured: worse (jitter and walking dominate the changes).
     axis_from: str = "position"
-    median_frames: int = 1  # variant (issue 23, not adopted): a causal running median before the smoothing
     # with count_at "return": a repetition waiting on the far side also counts once the signal has
     # kept still there for still_s seconds (moved less than still_share of the range): the last
     # repetition of a set that ends on the far side. 0 = off.
@@ -486,10 +485,6 @@ class RepetitionCounter:
         leg_signal = c.leg_signal > 0 and action in c.leg_signal_actions
         if leg_signal:
             s = -np.asarray(self.cues, np.float64)
-        if c.median_frames > 1:
-            # a running median over the last median_frames frames (causal): one-frame spikes go
-            mf = c.median_frames
-            s = np.array([np.median(s[max(0, i - mf + 1):i + 1]) for i in range(len(s))])
         k = c.smoothing
         cs = np.concatenate([[0.0], np.cumsum(s)])
         i = np.arange(len(s))

@@ -36,6 +36,27 @@ import Testing
         }
     }
 
+    @Test func aRepetitionEndingWhileTheLabelFlickersToUndecidedStillCounts() {
+        // 8 squats at 0.5 per second after 2 s standing; the label is undecided (nil, as for
+        // `low_confidence`) from the middle of the fourth squat to just before its end + 0.4 s:
+        // it reached the far side as squats and ends undecided, so it is held and credited when
+        // squats come back.
+        let counter = RepetitionCounter()
+        let rate = 0.5, fps = 15.0
+        var events: [RepetitionEvent] = []
+        for index in 0..<Int((2 + 8 / rate + 3) * fps) {
+            let time = Double(index) / fps
+            let phase = max(0, time - 2) * rate
+            let depth = phase >= 8 ? 0 : (1 - cos(2 * Double.pi * phase)) / 2
+            let label: ActionLabel? = (9.0..<9.8).contains(time) ? nil : .squats
+            if let event = counter.process(timestamp: time, pose: SyntheticBody.pose(.squat, depth: depth), action: label) {
+                events.append(event)
+            }
+        }
+        #expect(counter.count(of: .squats) == 8)
+        #expect(events.contains { $0.timestamp >= 9.8 && $0.timestamp < 9.9 && $0.count == 4 })
+    }
+
     @Test func aSetEndingOnTheFarSideCountsItsLastRepetitionWhenThePersonHoldsStill() {
         // The person is first seen squatting down (so the counter's rest side is the squat), rises
         // and squats again 4.5 times and stays standing: five moves to the far side, the last one

@@ -612,6 +612,12 @@ class RepetitionCounter:
                 deferred, self.deferred = self.deferred, None
                 if deferred == action:
                     result = self.count(action, now, 1, at=t) or result
+                elif action is None and c.hold_s > 0:
+                    # the label is undecided at its end (a low_confidence flicker): held like a
+                    # repetition seen while undecided, credited if the exercise is named in time
+                    if not self.held:
+                        self.held_end = t
+                    self.held += 1
         return result
 
     def side_step(self, cur, t, lo, hi, m, now, action):

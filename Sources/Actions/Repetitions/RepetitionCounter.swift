@@ -18,7 +18,8 @@ import PoseEstimation
 ///    `minimum + h·range`, and keeps its side in between. The side it first settles on is the rest
 ///    pose; each move from the rest side to the other side and back is one repetition, counted when
 ///    it is back (`countsAtReturn`: its event comes at its end, not half a repetition early), or
-///    when the signal has kept still on the far side for a second (a set that ends there).
+///    when the signal has kept still on the far side for a second (a set that ends there). One that
+///    ends while no action is decided is held, as below.
 ///
 /// 4. The first decision after a person appears also runs step 3 over the frames of the warm-up
 ///    second, so a repetition begun before the counter could decide is credited then (≤ 1 s late).
@@ -586,7 +587,7 @@ public final class RepetitionCounter {
     /// One smoothed value through the sides and the checks: a repetition that reaches the far side
     /// (and passes the checks in `tally`, or its legs fold later, `checkPendingLegs`) counts there,
     /// or with `countsAtReturn` when the signal is back on the rest side under the same label, or
-    /// has kept `still` on the far side.
+    /// has kept `still` on the far side (held, as in `tally`, when the label is undecided then).
     @inline(__always)
     private func follow(value: Double, time: Double, low: Double, high: Double, margin: Double, still: Bool,
                         action: ActionLabel?, counted: inout Int) {
@@ -601,13 +602,20 @@ public final class RepetitionCounter {
             counted += seen
             return
         }
-        if seen > 0 {
+        if seen > 0, action?.isCountable == true {  // under `other` nothing is counted, now or later
             awaitingReturn = true
             awaitingAction = action
         }
         if awaitingReturn, move == .toRest || (side != 0 && side != restSide && still) {
             awaitingReturn = false
-            if action == awaitingAction { counted += 1 }
+            if action == awaitingAction {
+                counted += 1
+            } else if action == nil, configuration.holdSeconds > 0 {
+                // Undecided at its end (a `low_confidence` flicker inside the set): held as a
+                // repetition seen while undecided is, credited if the exercise is named in time.
+                if heldRepetitions == 0 { heldEnd = time }
+                heldRepetitions += 1
+            }
         }
     }
 

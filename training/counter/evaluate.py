@@ -151,12 +151,15 @@ def python_events(counter_run) -> list[scoring.Event]:
 def jsonl_events(lines, label) -> list[scoring.Event]:
     """`posewatch replay --format jsonl`'s `rep` events of `label`, one per repetition (an event
     whose count rose by n stands for n): `at` when the repetition happened (the "at" field when
-    replay gives it, else the frame's time `t`), `credited` the frame's time."""
+    replay gives it: a number, or one per repetition; else the frame's time `t`), `credited` the
+    frame's time."""
     events, last = [], 0
     for r in lines:
         if r.get("event") == "rep" and r.get("label") == label:
-            count = int(r["count"])
-            events += [scoring.Event(at=float(r.get("at", r["t"])), credited=float(r["t"]))] * (count - last)
+            count, credited = int(r["count"]), float(r["t"])
+            at = r.get("at", credited)
+            ats = [float(a) for a in at] if isinstance(at, list) else [float(at)] * (count - last)
+            events += [scoring.Event(at=a, credited=credited) for a in ats]
             last = count
     return events
 

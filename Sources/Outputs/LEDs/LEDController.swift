@@ -118,7 +118,10 @@ public struct LEDController: Sendable {
     public mutating func repetitionCounted(action index: Int, at now: MonotonicInstant) {
         precondition((0..<actionCount).contains(index), "action LED \(index) out of range")
         if now.nanoseconds >= burstEnd(index) {
-            bursts[index] = WinkBurst(start: now, winks: 1)
+            // Not in the same instant as a change of what the LEDs show (the exercise named as its
+            // first repetitions are credited): the new level is seen first, then the winks.
+            let start = max(now.nanoseconds, indicationSince.nanoseconds + timing.repetitionGapNanoseconds)
+            bursts[index] = WinkBurst(start: MonotonicInstant(nanoseconds: start), winks: 1)
         } else {
             bursts[index].winks += 1
         }

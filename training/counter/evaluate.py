@@ -342,8 +342,19 @@ def score_set(s, labelled, runs, tolerance):
             if settle is not None and event.credited - settle <= tolerance:
                 on_time += 1
                 late_settled += 1
+    # Why repetitions and events go unmatched: where in the set the missed repetitions are, and
+    # which unmatched events sit at a repetition's far pose more than `tolerance` before its end
+    # (a count at the turning point of a slow repetition).
+    hit = {rep for _, rep in pairs}
+    missed = collections.Counter(
+        "first" if i == 0 else "2nd-3rd" if i <= 2 else "last" if i == len(reps) - 1 else "middle"
+        for i, rep in enumerate(sorted(reps, key=lambda r: r[1])) if rep not in hit)
+    paired = {id(e) for e, _ in pairs}
+    far = s.get("far", [])
+    early = sum(1 for e in mine if id(e) not in paired and any(
+        abs(e.at - f) <= 0.5 and e.at < end - tolerance for (_, end), f in zip(reps, far)))
     return dict(count=len(mine), wrong=wrong, match=m, on_time=on_time, late_settled=late_settled,
-                unmatched=len(mine) - m.matched)
+                unmatched=len(mine) - m.matched, early=early, missed=missed)
 
 
 def set_label_figures(s, runs):
@@ -374,6 +385,9 @@ class SessionTally:
         self.events = self.on_time = self.late_settled = 0
         self.totals = scoring.Totals()
         self.off = []  # count − truth per set
+        self.truth = []
+        self.early = 0
+        self.missed = collections.Counter()
 
     def add(self, result, named):
         m = result["match"]
@@ -386,6 +400,9 @@ class SessionTally:
         self.late_settled += result["late_settled"]
         self.unmatched += result["unmatched"]
         self.off.append(result["count"] - m.repetitions)
+        self.truth.append(m.repetitions)
+        self.early += result["early"]
+        self.missed.update(result["missed"])
 
     def line(self, name, width=18):
         t = self.totals
@@ -419,6 +436,7 @@ def outside_events(ann, labelled, tolerance):
 def cmd_sessions(args):
     """Generated sessions (sessions.py) through `posewatch replay`: the classifier's labels as the
     appliance runs, and the label fixed per set (--action, on the set cut out with its rests)."""
+    import scoring
     import sessions as gen
     tol = args.tolerance
     if not (os.path.isfile(args.posewatch) and os.access(args.posewatch, os.X_OK)):
@@ -522,7 +540,12 @@ def cmd_sessions(args):
               f"(credited within {tol:g} s of the repetition's end, or of the label settling when later: "
               f"{allt.late_settled}); credited − end: median {np.median(lat):+.2f} s, p95 {np.percentile(lat, 95):+.2f} s, "
               f"max {np.max(lat):+.2f} s")
-        print(f"events in a set's span with another label: {allt.wrong}; of the set's label but unmatched: {allt.unmatched}")
+        mae, obo = scoring.mae_obo([n + d for n, d in zip(allt.truth, allt.off)], allt.truth)
+        print(f"count per set (events of its label in its span): MAE {mae:.3f}  OBO {obo:.3f}")
+        print(f"events in a set's span with another label: {allt.wrong}; of the set's label but unmatched: {allt.unmatched}, "
+              f"{allt.early} of them within 0.5 s of a repetition's far pose and more than {tol:g} s before its end")
+        print("missed repetitions by place in the set: " + ", ".join(
+            f"{k} {allt.missed[k]}" for k in ("first", "2nd-3rd", "middle", "last")))
         out = outside[mode]
         print(f"events outside every set: {sum(out.values())}" + (" (" + ", ".join(f"{k} {v}" for k, v in out.most_common()) + ")" if out else ""))
         if mode == "classifier":

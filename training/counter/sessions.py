@@ -29,8 +29,9 @@ Writes per session `s<seed>.npy` (float32[T,17,3], COCO-17 x, y in frame pixels 
 all-zero row is a frame without a person, as `posewatch replay FILE --fps 15` reads them; frames
 on which posewatch's MoveNetEstimator would report nobody (its PersonPresenceRule) are written as
 such rows, since replaying a keypoint file skips the estimator and its rule) and
-`s<seed>.json` (sets with their label and repetition (start, end) times in seconds, the segments
-between them, camera and bucket facts), and `index.json` listing the sessions.
+`s<seed>.json` (sets with their label, repetition (start, end) times in seconds and each
+repetition's far-pose time, the segments between them, camera and bucket facts), and
+`index.json` listing the sessions.
 
     /work/venv/bin/python training/counter/sessions.py --split heldout --count 40 --out /tmp/posewatch-sessions
 
@@ -131,14 +132,15 @@ def _source_phase(log, n_src, fps):
 
 def make_set(rng, b, label, fps=FPS):
     """One set: (params over the part's frames, repetition (start, end) seconds from the part's
-    start). The person holds the rest pose for 1–2 s before the first repetition and 0.8–2 s after
-    the last, so the blends into and out of the set (at most 0.6 s either side) touch no repetition."""
+    start). The person holds the rest pose for 1.2–2.5 s before the first repetition and 1.1–2.2 s
+    after the last, so the blends into and out of the set (at most 1 s either side of the boundary)
+    touch no repetition."""
     n_reps = int(rng.integers(REPS_PER_SET[0], REPS_PER_SET[1] + 1))
     lo, hi = REP_SECONDS[label]
     base = np.exp(rng.uniform(np.log(lo), np.log(hi)))
     durations = np.clip(base * rng.uniform(0.88, 1.12, n_reps), max(lo, 0.6), min(hi, 3.0))
     pauses = np.where(rng.random(n_reps - 1) < 0.15, rng.uniform(0.2, 1.2, n_reps - 1), 0.0)
-    lead, tail = rng.uniform(1.0, 2.0), rng.uniform(0.8, 2.0)
+    lead, tail = rng.uniform(1.2, 2.5), rng.uniform(1.1, 2.2)
     starts = lead + np.concatenate([[0.0], np.cumsum(durations[:-1] + pauses)])
     ends = starts + durations
     n_out = _frames(ends[-1] + tail, fps)
@@ -163,13 +165,17 @@ def make_set(rng, b, label, fps=FPS):
     params = {}
     for key, value in source.items():
         params[key] = np.interp(position, np.arange(n_src), value) if isinstance(value, np.ndarray) else value
+    if label == "lunges":
+        # walking lunges advance 0.5–0.9 m a repetition: 20 of them would cross any room (and the
+        # camera, fitted to the whole session, would zoom out to follow); here they stay in place
+        params["z"] = np.zeros(n_out)
     return params, np.stack([starts, ends], 1)
 
 
 def _join(parts, fps, rng):
-    """Concatenates the parts' parameters; each boundary is a smoothstep blend (0.5–1.2 s) from
-    the outgoing pose, held, to the incoming one, held, centred on the boundary. Yaw is unwrapped
-    so a blend never spins the person round."""
+    """Concatenates the parts' parameters; each boundary is a smoothstep blend (0.5–1.2 s, 1–2 s
+    down to the floor or up from it) from the outgoing pose, held, to the incoming one, held,
+    centred on the boundary. Yaw is unwrapped so a blend never spins the person round."""
     keys = [k for k, v in parts[0]["params"].items() if isinstance(v, np.ndarray)]
     for prev, part in zip(parts, parts[1:]):
         turn = prev["params"]["yaw"][-1] - part["params"]["yaw"][0]
@@ -178,7 +184,10 @@ def _join(parts, fps, rng):
     boundary = 0
     for prev, part in zip(parts, parts[1:]):
         boundary += prev["frames"]
-        half = min(_frames(rng.uniform(0.25, 0.6), fps), prev["frames"] // 2, part["frames"] // 2)
+        # getting down to the floor or up from it (a plank, lying) takes longer than changing moves
+        big = abs(out["pitch"][boundary] - out["pitch"][boundary - 1]) > 45
+        half = min(_frames(rng.uniform(0.5, 1.0) if big else rng.uniform(0.25, 0.6), fps),
+                   prev["frames"] // 2, part["frames"] // 2)
         if half < 1:
             continue
         lo, hi = boundary - half, boundary + half
@@ -209,6 +218,19 @@ def _view(world, depth, frames):
     if angle >= 30:
         return angle, "oblique"
     return angle, "front" if facing >= 0.5 else "back"
+
+
+def far_times(world, reps, fps):
+    """Per repetition, the time of its far pose (the bottom of a squat, the top of a jumping jack):
+    the frame whose joints, relative to the hips' middle, are furthest (mean over joints) from the
+    repetition's first frame. Where a counter that counts at the turning point fires."""
+    rel = world - world[:, 11:13].mean(1, keepdims=True)
+    out = []
+    for start, end in reps:
+        a, b = int(round(start * fps)), max(int(round(start * fps)) + 1, min(len(world), int(round(end * fps)) + 1))
+        distance = np.linalg.norm(rel[a:b] - rel[a], axis=-1).mean(1)
+        out.append((a + int(np.argmax(distance))) / fps)
+    return out
 
 
 def make_session(seed, fps=FPS, seconds=(90.0, 150.0)):
@@ -333,7 +355,8 @@ def make_session(seed, fps=FPS, seconds=(90.0, 150.0)):
         rep_seconds = float(np.mean(reps[:, 1] - reps[:, 0]))
         seen = frames[keypoints[frames, :, 2].max(1) > 0]
         score = float(keypoints[seen, 5:17, 2].mean()) if len(seen) else 0.0
-        sets.append(dict(label=part["label"], reps=[[float(s), float(e)] for s, e in reps],
+        far = far_times(world, reps, fps)
+        sets.append(dict(label=part["label"], reps=[[float(s), float(e)] for s, e in reps], far=[round(f, 4) for f in far],
                          count=len(reps), rep_seconds=round(rep_seconds, 3),
                          tempo=_bucket(rep_seconds, TEMPO_BUCKETS), view=view, view_angle=round(angle, 1),
                          distance_m=round(distance, 2), distance=_bucket(distance, DISTANCE_BUCKETS),

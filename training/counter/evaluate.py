@@ -357,23 +357,32 @@ def score_set(s, labelled, runs, tolerance):
                 unmatched=len(mine) - m.matched, early=early, missed=missed)
 
 
-def set_label_figures(s, runs):
-    """The classifier's decisions over the set's repetitions: (majority label, share of time on the
-    set's label, seconds from the first repetition's start to the label's first report)."""
-    lo, hi = s["reps"][0][0], s["reps"][-1][1]
+def label_seconds(runs, lo, hi):
+    """Seconds of each reported label between lo and hi."""
     seconds = collections.Counter()
     for (t, label), nxt in zip(runs, runs[1:] + [(np.inf, None)]):
         a, b = max(t, lo), min(nxt[0], hi)
         if b > a:
             seconds[label] += b - a
+    return seconds
+
+
+def set_label_figures(s, runs):
+    """The classifier's decisions over the set's repetitions: (majority label, share of time on the
+    set's label, the same from 2 s (one window) into the set, seconds from the first repetition's
+    start to the label's first report)."""
+    lo, hi = s["reps"][0][0], s["reps"][-1][1]
+    seconds = label_seconds(runs, lo, hi)
     total = sum(seconds.values())
     majority = seconds.most_common(1)[0][0] if seconds else "none"
+    settled = label_seconds(runs, lo + 2.0, hi)
+    settled_share = settled[s["label"]] / sum(settled.values()) if sum(settled.values()) else 0.0
     first = None
     for (t, label), nxt in zip(runs, runs[1:] + [(np.inf, None)]):
         if label == s["label"] and nxt[0] > lo and t <= hi:  # the label is reported at some time in the set
             first = max(t, lo)
             break
-    return majority, (seconds[s["label"]] / total if total else 0.0), (None if first is None else first - lo)
+    return majority, (seconds[s["label"]] / total if total else 0.0), settled_share, (None if first is None else first - lo)
 
 
 class SessionTally:
@@ -462,7 +471,7 @@ def cmd_sessions(args):
         modes.append(("action", "label fixed per set (posewatch replay CUT --action LABEL; the set with up to 3 s either side)"))
     tallies = {m: collections.defaultdict(SessionTally) for m, _ in modes}
     outside = {m: collections.Counter() for m, _ in modes}
-    settle_delays, rows, shares = [], [], []
+    settle_delays, rows, shares, settled_shares = [], [], [], []
     between = collections.Counter()  # decision seconds outside the sets, by reported label
     minutes = 0.0
     with tempfile.TemporaryDirectory() as tmp:
@@ -484,8 +493,9 @@ def cmd_sessions(args):
             sets = ann["sets"]
             for i, s in enumerate(sets):
                 result = score_set(s, labelled, runs, tol)
-                majority, share, delay = set_label_figures(s, runs)
+                majority, share, settled_share, delay = set_label_figures(s, runs)
                 shares.append(share)
+                settled_shares.append(settled_share)
                 if delay is not None:
                     settle_delays.append(delay)
                 for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s).items()):
@@ -553,7 +563,8 @@ def cmd_sessions(args):
             print(f"set's exercise named (majority of the decisions over its repetitions): {allt.named}/{allt.sets} = "
                   f"{allt.named / allt.sets:.1%}; first report of the label after the first repetition began: "
                   f"median {np.median(d):.2f} s, p90 {np.percentile(d, 90):.2f} s ({allt.sets - len(settle_delays)} sets never); "
-                  f"decision time on the set's label over its repetitions: mean {np.mean(shares):.1%}")
+                  f"decision time on the set's label over its repetitions: mean {np.mean(shares):.1%}, "
+                  f"from 2 s (one window) into the set {np.mean(settled_shares):.1%}")
             total = sum(between.values())
             print("decision time outside the sets' repetitions: " + ", ".join(
                 f"{label} {seconds / total:.1%}" for label, seconds in between.most_common()))

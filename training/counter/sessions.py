@@ -295,7 +295,7 @@ def make_session(seed, fps=FPS, seconds=(90.0, 150.0)):
     for part in parts:
         if part["kind"] in ("absent", "walk_in", "walk_out"):
             in_place[part["start"]:part["start"] + part["frames"]] = False
-    for attempt in range(50):  # (12 redraws for the 80 tune and held-out sessions, at most 3 for one)
+    for attempt in range(50):  # (14 redraws for the 80 tune and held-out sessions, at most 3 for one)
         kp, depth, size = project(world, heading, rng)
         width, height = size
         xy = kp[in_place]

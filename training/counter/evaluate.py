@@ -598,7 +598,7 @@ def main():
     p.add_argument("--rows", action="store_true")
     p.set_defaults(fn=cmd_replay)
     p = sub.add_parser("sessions", help="generated sessions (sessions.py) through posewatch replay, per set and per repetition")
-    p.add_argument("--posewatch", default=".build/release/posewatch")
+    p.add_argument("--posewatch", default=".build/release/posewatch", help="the posewatch executable (default %(default)s)")
     p.add_argument("--dir", default="/tmp/posewatch-sessions", help="the sessions' folder (default %(default)s)")
     p.add_argument("--generate", action="store_true", help="(re)generate the sessions first (also done when the folder has none)")
     p.add_argument("--split", choices=["tune", "heldout"], default="heldout", help="seeds to generate (default %(default)s)")

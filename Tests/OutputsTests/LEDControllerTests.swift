@@ -66,6 +66,24 @@ private let squats = 3, lunges = 1
         #expect(leds.nextChange(after: ms(600)) == ms(750))
     }
 
+    @Test func repetitionsCreditedTogetherWinkOneAfterAnotherWithGaps() {
+        var leds = controller()
+        leds.show(.action(squats), at: ms(500))
+        for _ in 0..<3 { leds.repetitionCounted(action: squats, at: ms(600)) }
+        // Winks of 150 ms, gaps of 200 ms: off 600-750, 950-1100, 1300-1450.
+        let expectedOff = [600, 700, 749, 950, 1099, 1300, 1449]
+        let expectedOn = [750, 900, 949, 1100, 1299, 1450, 2000]
+        for time in expectedOff { #expect(!leds.levels(at: ms(Int64(time))).isOn(action: squats), "at \(time) ms") }
+        for time in expectedOn { #expect(leds.levels(at: ms(Int64(time))).isOn(action: squats), "at \(time) ms") }
+        #expect(leds.nextChange(after: ms(760)) == ms(950))
+        #expect(leds.nextChange(after: ms(1000)) == ms(1100))
+        // A repetition counted during the burst joins its end, after the last gap.
+        leds.repetitionCounted(action: squats, at: ms(1400))
+        #expect(leds.levels(at: ms(1500)).isOn(action: squats))
+        #expect(!leds.levels(at: ms(1650)).isOn(action: squats))
+        #expect(leds.levels(at: ms(1800)).isOn(action: squats))
+    }
+
     @Test func aRepetitionOfAnUnlitActionFlashesItsLEDOn() {
         var leds = controller()
         leds.show(.other, at: ms(500))

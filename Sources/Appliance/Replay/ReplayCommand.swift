@@ -111,7 +111,7 @@ struct ReplayCommand: ParsableCommand {
     static func report(_ step: ActionPipelineStep, pipeline: borrowing ActionPipeline, seconds: Double,
                        into report: inout ReplayReport) throws(ModelRunFailure) {
         if let failure = step.classifierFailure { throw ModelRunFailure("at \(seconds) s: \(failure)") }
-        if let repetition = step.repetition { report.repetition(repetition, at: seconds) }
+        for number in step.repetitions { report.repetition(pipeline.counter.event(number: number), at: seconds) }
         if let decision = step.decision { report.decision(decision, at: seconds, repetitions: pipeline.summary.repetitions) }
     }
 }

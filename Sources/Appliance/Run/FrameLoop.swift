@@ -166,13 +166,16 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             let seconds = Double(estimate.timestamp.nanoseconds - start.nanoseconds) / 1e9
             let step = pipeline.process(estimate.pose, at: seconds)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
+            // What the LEDs show starts now, after the frame's inference: from `now` (read before
+            // it) a 150 ms wink could be over before the LEDs are next written on a slow board.
+            let shown = MonotonicInstant.now()
             if let failure = step.classifierFailure {
                 if Self.modelFailed(&classifierErrors, failure.description, at: now, logger: logger) { stopForFailingModel() }
             } else if let decision = step.decision {
                 logger.recovered(from: &classifierErrors, at: now, "the classifier runs again", LogFields(event: .error))
-                show(decision, at: now)
+                show(decision, at: shown)
             }
-            if let repetition = step.repetition { counted(repetition, at: now) }
+            for number in step.repetitions { counted(pipeline.counter.event(number: number), at: shown) }
             outputs.lastProgress = finished
             if !isReady {
                 isReady = true
@@ -241,8 +244,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             outputs.leds.repetitionCounted(action: index, at: now)
             summary.repetitionCounted(action: index)
         }
-        logger.info("\(repetition.label.rawValue): rep \(repetition.count)",
-                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count))
+        // When it happened on the wall clock: now, less how late it was credited.
+        let lateness = repetition.lateness
+        let happened = WallClock.microsecondsSinceEpoch() - Int((lateness * 1e6).rounded())
+        let late = repetition.isCreditedLate ? Int((lateness * 1000).rounded()) : nil
+        logger.info("\(repetition.label.rawValue): rep \(repetition.count)\(late == nil ? "" : " (credited late)")",
+                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count,
+                              repetitionRealtimeMicroseconds: happened, repetitionLateMilliseconds: late))
     }
 
     // MARK: LEDs, timers, signals

@@ -185,7 +185,7 @@ def cmd_replay(args):
             lines = replay_jsonl(args.posewatch, path, [])
             decisions = [(r["t"], r["label"]) for r in lines if "label" in r and "event" not in r]
             reference = counter.RepetitionCounter(counter.Config())
-            without_hold = counter.RepetitionCounter(counter.Config(hold_s=0))
+            without_credit = counter.RepetitionCounter(counter.Config(credit_unnamed=False))
             k = -1
             for i, pose in enumerate(s.poses):
                 t = i / s.fps
@@ -193,16 +193,16 @@ def cmd_replay(args):
                     k += 1
                 label = decisions[k][1] if k >= 0 else "starting_up"
                 label = label if label in counter.COUNTABLE or label == "other" else None
-                for c in (reference, without_hold):
+                for c in (reference, without_credit):
                     c.process(t, pose if pose[:, 2].max() > 0 else None, label)
             swift = lines[-1]["summary"]["reps"]
             same_classified += all(reference.counts[a] == int(swift.get(a, 0)) for a in counter.COUNTABLE)
-            held += reference.session != without_hold.session
+            held += reference.session != without_credit.session
     print("Swift RepetitionCounter through posewatch replay --action:")
     score_countix(fixed_rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
     print(f"replay --action vs Python reference: identical counts on {same_fixed}/{len(seqs)} sequences")
     print(f"replay with the classifier's labels vs Python reference on the same labels: identical per-label counts on "
-          f"{same_classified}/{len(seqs)} sequences (held repetitions changed the count on {held})")
+          f"{same_classified}/{len(seqs)} sequences (repetitions credited when the exercise was named changed the count on {held})")
 
 
 def cmd_videos(args):

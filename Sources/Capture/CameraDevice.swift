@@ -347,7 +347,7 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         }
         var newestIndex = -1
         var newestBytes = 0
-        var newestTimestamp = MonotonicInstant(nanoseconds: 0)
+        var newestTimestamp = MonotonicInstant.zero
         var newestSequence: UInt32 = 0
         var firstDequeue = true
         while true {

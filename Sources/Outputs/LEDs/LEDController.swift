@@ -111,7 +111,7 @@ public struct LEDController: Sendable {
     /// A repetition of action `index` was counted: flash its LED.
     public mutating func repetitionCounted(action index: Int, at now: MonotonicInstant) {
         precondition((0..<actionCount).contains(index), "action LED \(index) out of range")
-        flashUntil[index] = MonotonicInstant(nanoseconds: now.nanoseconds + timing.repetitionFlashNanoseconds)
+        flashUntil[index] = now + .nanoseconds(timing.repetitionFlashNanoseconds)
     }
 
     /// Sets the status LED's meaning. `.stopped` also turns every action LED off for good.
@@ -137,7 +137,7 @@ public struct LEDController: Sendable {
             actions = 1 << UInt64(index)
         case .lowConfidence:
             if let index = blinkingAction,
-               Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
+               Self.blink(elapsed: (now - indicationSince).nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
                 actions = 1 << UInt64(index)
             }
         case .startingUp, .noPerson, .other:
@@ -155,20 +155,20 @@ public struct LEDController: Sendable {
         guard status != .stopped else { return nil }
         var earliest: Int64 = .max
         if blinkingAction != nil {
-            let phase = Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
+            let phase = Self.blink(elapsed: (now - indicationSince).nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
             earliest = min(earliest, phase.remaining)
         }
         // Indexed rather than `for … in`: the unoptimised iterator allocates, and debug builds run tests.
         for index in 0..<actionCount where now < flashUntil[index] {
-            earliest = min(earliest, flashUntil[index].nanoseconds - now.nanoseconds)
+            earliest = min(earliest, (flashUntil[index] - now).nanoseconds)
         }
         earliest = min(earliest, statusPhase(at: now).remaining)
-        return earliest == .max ? nil : MonotonicInstant(nanoseconds: now.nanoseconds + earliest)
+        return earliest == .max ? nil : now + .nanoseconds(earliest)
     }
 
     /// The status LED's level and how long it keeps it.
     private func statusPhase(at now: MonotonicInstant) -> (on: Bool, remaining: Int64) {
-        let elapsed = now.nanoseconds - statusSince.nanoseconds
+        let elapsed = (now - statusSince).nanoseconds
         switch status {
         case .stopped:
             return (false, .max)

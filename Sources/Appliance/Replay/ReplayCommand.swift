@@ -135,7 +135,7 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
             guard outcome == .frame, loaded else { continue }
             let estimate: PoseEstimate
             do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
-            let seconds = Double(estimate.timestamp.nanoseconds - first!.nanoseconds) / 1e9
+            let seconds = (estimate.timestamp - first!).seconds
             try ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
         }
         report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)

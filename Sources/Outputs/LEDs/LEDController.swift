@@ -117,36 +117,40 @@ public struct LEDController: Sendable {
     /// visible: a burst).
     public mutating func repetitionCounted(action index: Int, at now: MonotonicInstant) {
         precondition((0..<actionCount).contains(index), "action LED \(index) out of range")
-        if now.nanoseconds >= burstEnd(index) {
+        if now >= burstEnd(index) {
             // Not in the same instant as a change of what the LEDs show (the exercise named as its
             // first repetitions are credited): the new level is seen first, then the winks.
-            let start = max(now.nanoseconds, indicationSince.nanoseconds + timing.repetitionGapNanoseconds)
-            bursts[index] = WinkBurst(start: MonotonicInstant(nanoseconds: start), winks: 1)
+            let start = max(now, indicationSince + .nanoseconds(timing.repetitionGapNanoseconds))
+            bursts[index] = WinkBurst(start: start, winks: 1)
         } else {
             bursts[index].winks += 1
         }
     }
 
-    private var winkPeriod: Int64 { timing.repetitionFlashNanoseconds + timing.repetitionGapNanoseconds }
+    /// A wink and the gap after it.
+    private var winkPeriod: MonotonicDuration {
+        .nanoseconds(timing.repetitionFlashNanoseconds + timing.repetitionGapNanoseconds)
+    }
 
     /// When LED `index`'s burst ends (its last wink's gap included).
     @inline(__always)
-    private func burstEnd(_ index: Int) -> Int64 {
-        bursts[index].start.nanoseconds + Int64(bursts[index].winks) * winkPeriod
+    private func burstEnd(_ index: Int) -> MonotonicInstant {
+        bursts[index].start + .nanoseconds(Int64(bursts[index].winks) * winkPeriod.nanoseconds)
     }
 
     /// Whether LED `index` is inverted by a wink at `now`, and for how long that stays so (nil: no
     /// burst is running).
     @inline(__always)
     private func winkPhase(_ index: Int, at now: MonotonicInstant) -> (inverted: Bool, remaining: Int64)? {
-        let elapsed = now.nanoseconds - bursts[index].start.nanoseconds
-        guard bursts[index].winks > 0, now.nanoseconds < burstEnd(index) else { return nil }
+        let elapsed = (now - bursts[index].start).nanoseconds
+        guard bursts[index].winks > 0, now < burstEnd(index) else { return nil }
         if elapsed < 0 { return (false, -elapsed) }  // counted for a later instant: not begun yet
-        let phase = elapsed % winkPeriod
+        let period = winkPeriod.nanoseconds
+        let phase = elapsed % period
         let flash = timing.repetitionFlashNanoseconds
         if phase < flash { return (true, flash - phase) }
         // In the gap: the next wink, or the burst's end (nothing changes after the last gap).
-        return (false, winkPeriod - phase)
+        return (false, period - phase)
     }
 
     /// Sets the status LED's meaning. `.stopped` also turns every action LED off for good.
@@ -172,7 +176,7 @@ public struct LEDController: Sendable {
             actions = 1 << UInt64(index)
         case .lowConfidence:
             if let index = blinkingAction,
-               Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
+               Self.blink(elapsed: (now - indicationSince).nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
                 actions = 1 << UInt64(index)
             }
         case .startingUp, .noPerson, .other:
@@ -190,23 +194,23 @@ public struct LEDController: Sendable {
         guard status != .stopped else { return nil }
         var earliest: Int64 = .max
         if blinkingAction != nil {
-            let phase = Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
+            let phase = Self.blink(elapsed: (now - indicationSince).nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
             earliest = min(earliest, phase.remaining)
         }
         // Indexed rather than `for … in`: the unoptimised iterator allocates, and debug builds run tests.
         for index in 0..<actionCount {
             guard let phase = winkPhase(index, at: now) else { continue }
             // The end of the last gap changes nothing; any other boundary does.
-            let isLastGap = !phase.inverted && now.nanoseconds + phase.remaining >= burstEnd(index)
+            let isLastGap = !phase.inverted && now + .nanoseconds(phase.remaining) >= burstEnd(index)
             if !isLastGap { earliest = min(earliest, phase.remaining) }
         }
         earliest = min(earliest, statusPhase(at: now).remaining)
-        return earliest == .max ? nil : MonotonicInstant(nanoseconds: now.nanoseconds + earliest)
+        return earliest == .max ? nil : now + .nanoseconds(earliest)
     }
 
     /// The status LED's level and how long it keeps it.
     private func statusPhase(at now: MonotonicInstant) -> (on: Bool, remaining: Int64) {
-        let elapsed = now.nanoseconds - statusSince.nanoseconds
+        let elapsed = (now - statusSince).nanoseconds
         switch status {
         case .stopped:
             return (false, .max)

@@ -52,10 +52,6 @@ public struct KernelRegistry: Sendable {
         return variant
     }
 
-    /// Supported operators and the newest version of each this runtime understands (from
-    /// `OperatorTable`, where each operator registers itself).
-    static var supportedVersions: [BuiltinOperator: Int] { OperatorTable.supportedVersions }
-
-    /// Names of the supported operators, sorted.
-    public static var supportedOperatorNames: [String] { supportedVersions.keys.map(\.name).sorted() }
+    /// Names of the supported operators, sorted (from `OperatorTable`, where each registers itself).
+    public static var supportedOperatorNames: [String] { OperatorTable.supportedVersions.keys.map(\.name).sorted() }
 }

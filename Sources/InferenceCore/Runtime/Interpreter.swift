@@ -135,9 +135,12 @@ public final class Interpreter {
         var next = 0
         for (index, node) in prepared.enumerated() {
             func store(_ values: [Int]) -> UnsafeBufferPointer<Int> {
-                for (position, value) in values.enumerated() { indices[next + position] = value }
-                defer { next += values.count }
-                return UnsafeBufferPointer(rebasing: indices[next..<(next + values.count)])
+                let start = next
+                for value in values {
+                    indices[next] = value
+                    next += 1
+                }
+                return UnsafeBufferPointer(rebasing: indices[start..<next])
             }
             let inputs = store(node.inputs), outputs = store(node.outputs)
             steps.append(InvokeStep(evaluate: node.evaluate, inputIndices: inputs, outputIndices: outputs,

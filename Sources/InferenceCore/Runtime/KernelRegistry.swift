@@ -21,7 +21,8 @@ public enum KernelVariant: String, Sendable, CaseIterable {
     case neondot
 }
 
-/// Which operators (and versions) the runtime supports, and which variant runs each node.
+/// Which kernel variant the nodes run and on how many threads. (Which operators and versions the
+/// runtime supports is `OperatorTable`'s: each operator registers itself there.)
 public struct KernelRegistry: Sendable {
     /// Whether Prepare may choose optimized variants; `false` forces the reference kernels.
     public var allowsOptimizedVariants: Bool

@@ -51,14 +51,13 @@ let package = Package(
         // Optimised int8 kernels (SIMD intrinsics per ISA, chosen at run time) and the worker pool.
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem", "CKernels"]),
-        .target(name: "PoseEstimation", dependencies: ["InferenceCore", "Capture"]),
+        .target(name: "PoseEstimation", dependencies: ["LinuxSystem", "InferenceCore", "Capture"]),
         .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),
         .target(
             name: "Appliance",
             dependencies: [
                 "LinuxSystem", "JSONFormat", "Capture", "InferenceCore", "PoseEstimation", "Actions", "Outputs",
-                "CV4L2", "CGPIOD", "CActionModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Linked with lld, which gives code, read-only data and writable data segments of their own.

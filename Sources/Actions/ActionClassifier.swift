@@ -235,9 +235,21 @@ public struct ActionClassifier: ~Copyable {
 }
 
 extension ActionClassifier {
+    /// The bytes of the classifier built into this binary (a TFLite flatbuffer in read-only data,
+    /// valid for the life of the process).
+    public static var embeddedModelBytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
+    }
+
+    /// The sha256 (lowercase hex) the recipe recorded for the built-in model when it wrote it;
+    /// differs from the digest of `embeddedModelBytes` only in a stale developer build.
+    public static var embeddedModelExpectedSHA256: String {
+        String(cString: pw_embedded_classifier_expected_sha256())
+    }
+
     /// The classifier built into this binary (training/README.md makes it).
     public static func embedded(registry: KernelRegistry = KernelRegistry()) throws(ClassifierModelError) -> ActionClassifier {
-        let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
+        let bytes = embeddedModelBytes
         let model: Model
         do { model = try Model(bytes: bytes) } catch { throw ClassifierModelError("built-in classifier: \(error)") }
         return try ActionClassifier(model: model, name: "built-in classifier", registry: registry)

@@ -23,8 +23,10 @@ public struct ActionPipelineSettings: Sendable {
 public struct ActionPipelineStep: Sendable {
     /// A decision made on this frame (every `stride` slots), nil otherwise.
     public var decision: ActionDecision?
-    /// A repetition counted on this frame.
-    public var repetition: RepetitionEvent?
+    /// The session numbers of the repetitions counted on this frame (`counter.event(number:)`
+    /// reads each until the next frame): usually none or one, several when a set's first
+    /// repetitions are credited as the classifier names the exercise.
+    public var repetitions: Range<Int> = 0..<0
     /// Set when a decision was due on this frame and the classifier failed on the window (a
     /// damaged model file): no decision is made, the reported one stays as it was.
     public var classifierFailure: ClassifierModelError?
@@ -115,9 +117,10 @@ public struct ActionPipeline: ~Copyable {
         }
         // A fixed action holds from the first frame: the classifier, whose window must fill before
         // its first label, is bypassed, so nothing is lost to its start-up.
-        if let repetition = counter.process(timestamp: time, pose: pose, action: settings.fixedAction ?? currentDecision.action) {
+        step.repetitions = counter.process(timestamp: time, pose: pose, action: settings.fixedAction ?? currentDecision.action)
+        for number in step.repetitions {
+            let repetition = counter.event(number: number)
             summary.recordRepetition(repetition.label, count: repetition.count)
-            step.repetition = repetition
         }
         return step
     }

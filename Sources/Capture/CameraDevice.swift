@@ -196,85 +196,25 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     public var bufferCount: Int { ring.count }
 
     /// Opens `path` and starts streaming in the mode negotiated for `configuration.request`.
+    ///
+    /// The steps of ustreamer's capture open, in order, each its own function that fails with one
+    /// line naming the device: open, check capabilities, choose a mode, set the format, set the
+    /// frame interval, map the buffers, queue them, watch for source changes, start streaming.
+    /// A step that fails ends what the earlier ones made (the ring unmaps, the descriptor closes).
     public init(path: String, configuration: CameraConfiguration, calls: Calls, generation: UInt64 = 0) throws(CaptureError) {
         let descriptor = try V4L2Descriptor(opening: path, calls: calls)
         let fd = descriptor.rawValue
-
-        // Capabilities: single-planar capture with streaming I/O.
-        var capability = v4l2_capability()
-        try calls.require(fd, PW_VIDIOC_QUERYCAP, &capability, path: path)
-        let all = CameraCapabilities(rawValue: capability.capabilities)
-        let capabilities = all.contains(.deviceCapabilities) ? CameraCapabilities(rawValue: capability.device_caps) : all
-        guard capabilities.contains(.videoCapture) else {
-            throw CaptureError.notACamera(path: path, reason: "no single-planar video capture (\(capabilities.names.joined(separator: ", ")))")
-        }
-        guard capabilities.contains(.streaming) else {
-            throw CaptureError.notACamera(path: path, reason: "no streaming I/O")
-        }
-
-        // Format and size.
-        let formats = CameraEnumeration.formats(fd: fd, calls: calls, bufferType: V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-        guard let mode = CaptureModeSelection.select(from: formats, request: configuration.request) else {
-            throw CaptureError.noUsableMode(path: path)
-        }
-        var format = v4l2_format()
-        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        format.fmt.pix.width = UInt32(mode.width)
-        format.fmt.pix.height = UInt32(mode.height)
-        format.fmt.pix.pixelformat = mode.fourCC.rawValue
-        format.fmt.pix.field = V4L2_FIELD_NONE.rawValue
-        try calls.require(fd, PW_VIDIOC_S_FMT, &format, path: path)
-        // The driver may adjust what it was asked; its answer is the truth.
-        guard let pixelFormat = PixelFormat(fourCC: FourCC(rawValue: format.fmt.pix.pixelformat)) else {
-            throw CaptureError.notACamera(path: path, reason: "driver chose \(FourCC(rawValue: format.fmt.pix.pixelformat)) instead of \(mode.fourCC)")
-        }
-        let width = Int(format.fmt.pix.width), height = Int(format.fmt.pix.height)
-        let packed = FrameLayout.packedBytesPerLine(pixelFormat, width: width)
-        let layout = FrameLayout(pixelFormat: pixelFormat, width: width, height: height,
-                                 bytesPerLine: Swift.max(Int(format.fmt.pix.bytesperline), packed))
-
-        // Frame interval: the model's rate if the camera takes it, else what it runs at.
+        try Self.requireStreamingCapture(fd: fd, calls: calls, path: path)
+        let mode = try Self.chooseMode(fd: fd, calls: calls, request: configuration.request, path: path)
+        let layout = try Self.setFormat(mode, fd: fd, calls: calls, path: path)
+        // The model's rate if the camera takes it, else what it runs at, decimated by timestamp.
         let (interval, fallback) = Self.setFrameInterval(fd: fd, calls: calls, mode: mode)
         let decimator = FrameDecimator(cameraFramesPerSecond: interval?.framesPerSecond ?? 0,
                                        targetFramesPerSecond: configuration.request.framesPerSecond)
-
-        // The mmap ring.
-        var request = v4l2_requestbuffers()
-        request.count = UInt32(Swift.max(configuration.bufferCount, 2))
-        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        request.memory = V4L2_MEMORY_MMAP.rawValue
-        try calls.require(fd, PW_VIDIOC_REQBUFS, &request, path: path)
-        guard request.count >= 2 else {
-            throw CaptureError.notACamera(path: path, reason: "the driver gave \(request.count) buffers")
-        }
-        let ring = MappedBufferRing(count: Int(request.count), calls: calls)
-        for index in 0..<ring.count {
-            var buffer = v4l2_buffer()
-            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            buffer.memory = V4L2_MEMORY_MMAP.rawValue
-            buffer.index = UInt32(index)
-            try calls.require(fd, PW_VIDIOC_QUERYBUF, &buffer, path: path)
-            guard let start = calls.mapBuffer(length: Int(buffer.length), fd: fd, offset: Int64(buffer.m.offset)) else {
-                throw CaptureError.systemCall(call: "mmap", subject: path, errno: .current)
-            }
-            ring.starts[index] = start
-            ring.lengths[index] = Int(buffer.length)
-        }
-        for index in 0..<ring.count {
-            var buffer = v4l2_buffer()
-            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            buffer.memory = V4L2_MEMORY_MMAP.rawValue
-            buffer.index = UInt32(index)
-            try calls.require(fd, PW_VIDIOC_QBUF, &buffer, path: path)
-            ring.queued[index] = true
-        }
-        // A source change (new resolution or signal) means "restart", never "patch in place";
-        // cameras that cannot report one (most webcams) simply refuse the subscription.
-        var subscription = v4l2_event_subscription()
-        subscription.type = UInt32(V4L2_EVENT_SOURCE_CHANGE)
-        let watchesSourceChanges = (try? calls.control(fd, PW_VIDIOC_SUBSCRIBE_EVENT, &subscription)) == true
-        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-        try calls.require(fd, PW_VIDIOC_STREAMON, &type, path: path)
+        let ring = try Self.mapBuffers(count: configuration.bufferCount, fd: fd, calls: calls, path: path)
+        try Self.queueAllBuffers(ring, fd: fd, calls: calls, path: path)
+        let watchesSourceChanges = Self.watchSourceChanges(fd: fd, calls: calls)
+        try Self.startStreaming(fd: fd, calls: calls, path: path)
 
         self.calls = calls
         self.descriptor = descriptor
@@ -287,6 +227,109 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         self.frameIntervalFallback = fallback
         self.decimator = decimator
         self.watchesSourceChanges = watchesSourceChanges
+    }
+
+    // MARK: the steps of opening
+
+    /// `VIDIOC_QUERYCAP`: the node must offer single-planar video capture with streaming I/O
+    /// (the device's own capabilities when the driver reports them, not the whole card's).
+    static func requireStreamingCapture(fd: Int32, calls: Calls, path: String) throws(CaptureError) {
+        var capability = v4l2_capability()
+        try calls.require(fd, PW_VIDIOC_QUERYCAP, &capability, path: path)
+        let all = CameraCapabilities(rawValue: capability.capabilities)
+        let capabilities = all.contains(.deviceCapabilities) ? CameraCapabilities(rawValue: capability.device_caps) : all
+        guard capabilities.contains(.videoCapture) else {
+            throw CaptureError.notACamera(path: path, reason: "no single-planar video capture (\(capabilities.names.joined(separator: ", ")))")
+        }
+        guard capabilities.contains(.streaming) else {
+            throw CaptureError.notACamera(path: path, reason: "no streaming I/O")
+        }
+    }
+
+    /// `VIDIOC_ENUM_FMT`/`ENUM_FRAMESIZES`/`ENUM_FRAMEINTERVALS`, then `CaptureModeSelection`'s
+    /// choice for `request`.
+    static func chooseMode(fd: Int32, calls: Calls, request: CaptureRequest, path: String) throws(CaptureError) -> CaptureMode {
+        let formats = CameraEnumeration.formats(fd: fd, calls: calls, bufferType: V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        guard let mode = CaptureModeSelection.select(from: formats, request: request) else {
+            throw CaptureError.noUsableMode(path: path)
+        }
+        return mode
+    }
+
+    /// `VIDIOC_S_FMT` with the mode's pixel format and size. The driver may adjust what it was
+    /// asked; its answer is the truth, and must be a pixel format posewatch converts.
+    static func setFormat(_ mode: CaptureMode, fd: Int32, calls: Calls, path: String) throws(CaptureError) -> FrameLayout {
+        var format = v4l2_format()
+        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        format.fmt.pix.width = UInt32(mode.width)
+        format.fmt.pix.height = UInt32(mode.height)
+        format.fmt.pix.pixelformat = mode.fourCC.rawValue
+        format.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+        try calls.require(fd, PW_VIDIOC_S_FMT, &format, path: path)
+        guard let pixelFormat = PixelFormat(fourCC: FourCC(rawValue: format.fmt.pix.pixelformat)) else {
+            throw CaptureError.notACamera(path: path, reason: "driver chose \(FourCC(rawValue: format.fmt.pix.pixelformat)) instead of \(mode.fourCC)")
+        }
+        let width = Int(format.fmt.pix.width), height = Int(format.fmt.pix.height)
+        let packed = FrameLayout.packedBytesPerLine(pixelFormat, width: width)
+        return FrameLayout(pixelFormat: pixelFormat, width: width, height: height,
+                           bytesPerLine: Swift.max(Int(format.fmt.pix.bytesperline), packed))
+    }
+
+    /// `VIDIOC_REQBUFS` for `count` mmap buffers (at least 2), then `VIDIOC_QUERYBUF` and `mmap`
+    /// for each buffer the driver gave.
+    static func mapBuffers(count: Int, fd: Int32, calls: Calls, path: String) throws(CaptureError) -> MappedBufferRing {
+        var request = v4l2_requestbuffers()
+        request.count = UInt32(Swift.max(count, 2))
+        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.memory = V4L2_MEMORY_MMAP.rawValue
+        try calls.require(fd, PW_VIDIOC_REQBUFS, &request, path: path)
+        guard request.count >= 2 else {
+            throw CaptureError.notACamera(path: path, reason: "the driver gave \(request.count) buffers")
+        }
+        let ring = MappedBufferRing(count: Int(request.count), calls: calls)
+        for index in 0..<ring.count {
+            var buffer = Self.mmapBuffer(index)
+            try calls.require(fd, PW_VIDIOC_QUERYBUF, &buffer, path: path)
+            guard let start = calls.mapBuffer(length: Int(buffer.length), fd: fd, offset: Int64(buffer.m.offset)) else {
+                throw CaptureError.systemCall(call: "mmap", subject: path, errno: .current)
+            }
+            ring.starts[index] = start
+            ring.lengths[index] = Int(buffer.length)
+        }
+        return ring
+    }
+
+    /// `VIDIOC_QBUF` for every buffer of the ring: the driver owns them all when streaming starts.
+    static func queueAllBuffers(_ ring: borrowing MappedBufferRing, fd: Int32, calls: Calls, path: String) throws(CaptureError) {
+        for index in 0..<ring.count {
+            var buffer = Self.mmapBuffer(index)
+            try calls.require(fd, PW_VIDIOC_QBUF, &buffer, path: path)
+            ring.queued[index] = true
+        }
+    }
+
+    /// `VIDIOC_SUBSCRIBE_EVENT` for `V4L2_EVENT_SOURCE_CHANGE`; whether the driver accepted it.
+    /// A source change (new resolution or signal) means "restart", never "patch in place";
+    /// cameras that cannot report one (most webcams) simply refuse the subscription.
+    static func watchSourceChanges(fd: Int32, calls: Calls) -> Bool {
+        var subscription = v4l2_event_subscription()
+        subscription.type = UInt32(V4L2_EVENT_SOURCE_CHANGE)
+        return (try? calls.control(fd, PW_VIDIOC_SUBSCRIBE_EVENT, &subscription)) == true
+    }
+
+    /// `VIDIOC_STREAMON`.
+    static func startStreaming(fd: Int32, calls: Calls, path: String) throws(CaptureError) {
+        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        try calls.require(fd, PW_VIDIOC_STREAMON, &type, path: path)
+    }
+
+    /// A `v4l2_buffer` naming mmap capture buffer `index`, for QUERYBUF and QBUF.
+    static func mmapBuffer(_ index: Int) -> v4l2_buffer {
+        var buffer = v4l2_buffer()
+        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        buffer.index = UInt32(index)
+        return buffer
     }
 
     /// `VIDIOC_S_PARM` with the mode's interval, reading back what the driver chose. When the
@@ -347,7 +390,7 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         }
         var newestIndex = -1
         var newestBytes = 0
-        var newestTimestamp = MonotonicInstant(nanoseconds: 0)
+        var newestTimestamp = MonotonicInstant.zero
         var newestSequence: UInt32 = 0
         var firstDequeue = true
         while true {
@@ -432,10 +475,7 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
 
     mutating func requeue(index: Int) throws(Errno) {
         precondition(!ring.queued[index], "buffer \(index) re-queued twice")
-        var buffer = v4l2_buffer()
-        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        buffer.memory = V4L2_MEMORY_MMAP.rawValue
-        buffer.index = UInt32(index)
+        var buffer = Self.mmapBuffer(index)
         guard try calls.control(descriptor.rawValue, PW_VIDIOC_QBUF, &buffer) else { throw Errno.wouldBlock }
         ring.queued[index] = true
     }

@@ -38,8 +38,8 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
     public private(set) var lastError: CaptureError?
     var lossReported = false
     var retryDelayMilliseconds: Int
-    var nextAttempt = MonotonicInstant(nanoseconds: 0)
-    var lastFrameAt = MonotonicInstant(nanoseconds: 0)
+    var nextAttempt = MonotonicInstant.zero
+    var lastFrameAt = MonotonicInstant.zero
 
     /// Tries to open the camera once. Never throws: a camera that is missing at start-up is the
     /// first loss episode (`nextFrame` reports it and keeps trying).
@@ -62,7 +62,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         } catch {
             device = .closed
             lastError = error
-            nextAttempt = calls.now().adding(milliseconds: retryDelayMilliseconds)
+            nextAttempt = calls.now() + .milliseconds(Int64(retryDelayMilliseconds))
         }
     }
 
@@ -116,7 +116,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         case .cameraLost(let error):
             return lose(error)
         case .timedOut:
-            let silent = (now.nanoseconds - lastFrameAt.nanoseconds) / 1_000_000
+            let silent = (now - lastFrameAt).wholeMilliseconds
             if silent >= Int64(configuration.stallTimeoutMilliseconds) {
                 return lose(.stalled(path: configuration.device, milliseconds: Int(silent)))
             }
@@ -136,7 +136,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         lastError = error
         retryDelayMilliseconds = configuration.retryInitialMilliseconds
         // A source change is a restart: re-open at once. Anything else waits a little first.
-        nextAttempt = calls.now().adding(milliseconds: error == .sourceChanged(path: configuration.device) ? 0 : retryDelayMilliseconds)
+        nextAttempt = calls.now() + .milliseconds(Int64(error == .sourceChanged(path: configuration.device) ? 0 : retryDelayMilliseconds))
         lossReported = true
         episode.lossEpisodes += 1
         return .cameraLost(error)
@@ -151,7 +151,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         }
         let now = calls.now()
         if now < nextAttempt {
-            let wait = (nextAttempt.nanoseconds - now.nanoseconds + 999_999) / 1_000_000
+            let wait = (nextAttempt - now).wholeMillisecondsRoundedUp
             calls.sleep(milliseconds: Int32(Swift.min(Int64(Swift.max(timeoutMilliseconds, 0)), wait)))
             if calls.now() < nextAttempt { return .timedOut }
         }
@@ -162,7 +162,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
             // Still gone: stay quiet (the episode was reported), try again later.
             lastError = error
             retryDelayMilliseconds = Swift.min(retryDelayMilliseconds * 2, configuration.retryMaximumMilliseconds)
-            nextAttempt = calls.now().adding(milliseconds: retryDelayMilliseconds)
+            nextAttempt = calls.now() + .milliseconds(Int64(retryDelayMilliseconds))
             return .timedOut
         }
         lastError = nil
@@ -180,12 +180,6 @@ extension CaptureStatistics {
         droppedByDriver += other.droppedByDriver
         decimated += other.decimated
         broken += other.broken
-    }
-}
-
-extension MonotonicInstant {
-    func adding(milliseconds: Int) -> MonotonicInstant {
-        MonotonicInstant(nanoseconds: nanoseconds + Int64(milliseconds) * 1_000_000)
     }
 }
 

@@ -171,7 +171,7 @@ public enum CaptureModeSelection {
 public struct FrameDecimator: Sendable, Equatable {
     /// The target interval in nanoseconds; 0 keeps every frame.
     public let intervalNanoseconds: Int64
-    private var nextDue: Int64?
+    private var nextDue: MonotonicInstant?
 
     public init(intervalNanoseconds: Int64) {
         self.intervalNanoseconds = intervalNanoseconds
@@ -191,13 +191,13 @@ public struct FrameDecimator: Sendable, Equatable {
     /// Whether the frame stamped `timestamp` is kept.
     public mutating func accept(_ timestamp: MonotonicInstant) -> Bool {
         guard intervalNanoseconds > 0 else { return true }
-        let time = timestamp.nanoseconds
+        let interval = MonotonicDuration.nanoseconds(intervalNanoseconds)
         guard let due = nextDue else {
-            nextDue = time + intervalNanoseconds
+            nextDue = timestamp + interval
             return true
         }
-        if time < due - intervalNanoseconds / 4 { return false }
-        nextDue = time >= due + intervalNanoseconds ? time + intervalNanoseconds : due + intervalNanoseconds
+        if timestamp < due - .nanoseconds(intervalNanoseconds / 4) { return false }
+        nextDue = timestamp >= due + interval ? timestamp + interval : due + interval
         return true
     }
 

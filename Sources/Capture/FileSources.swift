@@ -17,14 +17,13 @@ struct Pacer {
         guard pacing == .realTime else { return true }
         let now = MonotonicInstant.now()
         guard let start else {
-            self.start = MonotonicInstant(nanoseconds: now.nanoseconds - presentation)
+            self.start = now - .nanoseconds(presentation)
             return true
         }
-        let due = start.nanoseconds + presentation
-        let wait = due - now.nanoseconds
-        if wait <= 0 { return true }
-        let limit = Int64(Swift.max(timeoutMilliseconds, 0)) * 1_000_000
-        var request = timespec(tv_sec: Int(Swift.min(wait, limit) / 1_000_000_000), tv_nsec: Int(Swift.min(wait, limit) % 1_000_000_000))
+        let wait = (start + .nanoseconds(presentation)) - now
+        if wait <= .zero { return true }
+        let limit = MonotonicDuration.milliseconds(Int64(Swift.max(timeoutMilliseconds, 0)))
+        var request = Swift.min(wait, limit).timeSpecification
         var remaining = timespec()
         while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
         return wait <= limit
@@ -34,7 +33,7 @@ struct Pacer {
     /// late and is dropped like a camera's stale buffer (the loop never works through a backlog).
     func isSuperseded(byFrameAt nextPresentation: Int64) -> Bool {
         guard pacing == .realTime, let start else { return false }
-        return MonotonicInstant.now().nanoseconds >= start.nanoseconds + nextPresentation
+        return MonotonicInstant.now() >= start + .nanoseconds(nextPresentation)
     }
 }
 

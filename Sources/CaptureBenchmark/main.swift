@@ -139,7 +139,7 @@ func measure(_ name: String, frames: Int, warmUp: Int = 50, delivered: () -> Int
     let allocationsBefore = pw_allocation_count()
     let start = MonotonicInstant.now()
     for _ in 0..<frames { body() }
-    let elapsed = MonotonicInstant.now().nanoseconds - start.nanoseconds
+    let elapsed = (MonotonicInstant.now() - start).nanoseconds
     let allocations = pw_allocation_count() - allocationsBefore
     return Measurement(name: name, frames: frames, nanoseconds: elapsed, allocations: allocations, delivered: delivered() - before)
 }
@@ -200,7 +200,7 @@ if let mjpegPath {
         while all.nextFrame(timeoutMilliseconds: 0, { frame in
             converter.convert(frame, region: .letterbox, into: tensor) == nil ? .broken : .used
         }) != .endOfStream { measured += 1 }
-        let elapsed = MonotonicInstant.now().nanoseconds - start.nanoseconds
+        let elapsed = (MonotonicInstant.now() - start).nanoseconds
         let layout = all.layout!
         Measurement(name: "MJPEG \(layout.width)x\(layout.height) decode+convert (\(mjpegPath))", frames: max(measured, 1),
                     nanoseconds: elapsed, allocations: pw_allocation_count() - allocationsBefore, delivered: all.statistics.delivered).report()

@@ -6,13 +6,18 @@
 // posewatch's action classifier run on it. LiteRT is the test oracle, never a dependency.
 //
 // Layout:
-//   Model/     FlatBuffer (bounds-checked reader), Schema (types from schema.fbs), Model (load +
-//              validation, metadata), ModelError
-//   Runtime/   Interpreter (arena, invoke), Prepare (per-operator checks and parameters),
-//              Evaluate (dispatch), ArenaPlanner, KernelRegistry (supported ops, variant choice)
-//   Kernels/   FixedPoint (TFLite/gemmlowp integer math), Parameters (per-node structs),
-//              ReferenceKernels (the oracle kernels)
-//   Files/     NumPyArray (.npy reader/writer)
+//   Model/      FlatBuffer (bounds-checked reader), Schema (types from schema.fbs), Model (load +
+//               validation, metadata), ModelError
+//   Operators/  one file per operator family: its registration (builtin codes, newest versions),
+//               parameters and Prepare, reference kernel (the oracle) and optimised hook;
+//               OperatorTable is the one list of them
+//   Runtime/    Interpreter (arena, the one invoke loop), Prepare (the checks every operator
+//               shares), NodeKernel (what Eval runs per node), ArenaPlanner, KernelRegistry
+//               (variant choice)
+//   Kernels/    FixedPoint and GemmlowpFixedPoint (TFLite/gemmlowp integer math), the
+//               ReferenceKernels namespace; Optimized/ (table kernels, ByteChainFusion, the
+//               worker pool, each variant's ISA)
+//   Files/      NumPyArray (.npy reader/writer)
 //
 // Typical use (the pose stage):
 //

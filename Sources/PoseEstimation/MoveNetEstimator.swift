@@ -44,7 +44,7 @@ public struct MoveNetEstimator: ~Copyable {
     private let input: UnsafeMutablePointer<UInt8>
     private var nextRegion: CropRegion?
     private var pendingRegion = CropRegion(minX: 0, minY: 0, side: 1)
-    private var pendingTimestamp = MonotonicInstant(nanoseconds: 0)
+    private var pendingTimestamp = MonotonicInstant.zero
     private var pendingFrameWidth = 0
     private var pendingFrameHeight = 0
 
@@ -126,7 +126,7 @@ public struct MoveNetEstimator: ~Copyable {
         } catch {
             throw PoseModelError("\(name) failed on a frame: \(error)")
         }
-        let elapsed = MonotonicInstant.now().nanoseconds - start.nanoseconds
+        let elapsed = (MonotonicInstant.now() - start).nanoseconds
         let keypoints = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: pendingRegion)
         let person = presenceRule.isPerson(keypoints) ? keypoints : nil
         nextRegion = person.map { cropPolicy.nextRegion(after: $0, frameWidth: pendingFrameWidth, frameHeight: pendingFrameHeight) }

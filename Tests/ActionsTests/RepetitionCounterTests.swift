@@ -32,15 +32,16 @@ import Testing
         let result = SyntheticSession().run([rest(2), reps(6, rate: 0.4), rest(3)])
         #expect(result.events.count == 6)
         for (event, end) in zip(result.events, result.repetitionEnds) {
-            #expect(event.timestamp > end - 1.25 + 0.3 && event.timestamp <= end + 1.0, "event \(event.timestamp) for an end at \(end)")
+            #expect(event.time > end - 1.25 + 0.3 && event.time <= end + 1.0, "event at \(event.time) for an end at \(end)")
+            #expect(event.creditedAt == event.time)
         }
     }
 
     @Test func aRepetitionEndingWhileTheLabelFlickersToUndecidedStillCounts() {
         // 8 squats at 0.5 per second after 2 s standing; the label is undecided (nil, as for
         // `low_confidence`) from the middle of the fourth squat to just before its end + 0.4 s:
-        // it reached the far side as squats and ends undecided, so it is held and credited when
-        // squats come back.
+        // it reached the far side as squats and ends undecided, so it is kept for the set and
+        // credited, with the time it ended, when squats come back.
         let counter = RepetitionCounter()
         let rate = 0.5, fps = 15.0
         var events: [RepetitionEvent] = []
@@ -49,12 +50,12 @@ import Testing
             let phase = max(0, time - 2) * rate
             let depth = phase >= 8 ? 0 : (1 - cos(2 * Double.pi * phase)) / 2
             let label: ActionLabel? = (9.0..<9.8).contains(time) ? nil : .squats
-            if let event = counter.process(timestamp: time, pose: SyntheticBody.pose(.squat, depth: depth), action: label) {
-                events.append(event)
+            for number in counter.process(timestamp: time, pose: SyntheticBody.pose(.squat, depth: depth), action: label) {
+                events.append(counter.event(number: number))
             }
         }
         #expect(counter.count(of: .squats) == 8)
-        #expect(events.contains { $0.timestamp >= 9.8 && $0.timestamp < 9.9 && $0.count == 4 })
+        #expect(events.contains { $0.count == 4 && $0.time >= 9.0 && $0.time < 9.8 && $0.creditedAt >= 9.8 && $0.creditedAt < 9.9 })
     }
 
     @Test func aSetEndingOnTheFarSideCountsItsLastRepetitionWhenThePersonHoldsStill() {
@@ -70,8 +71,8 @@ import Testing
                 let time = Double(index) / fps
                 let phase = max(0, time - 2) * rate
                 let depth = phase >= 4.5 ? 0 : (1 + cos(2 * Double.pi * phase)) / 2
-                if let event = counter.process(timestamp: time, pose: SyntheticBody.pose(.squat, depth: depth), action: .squats) {
-                    last = event.timestamp
+                for number in counter.process(timestamp: time, pose: SyntheticBody.pose(.squat, depth: depth), action: .squats) {
+                    last = counter.event(number: number).time
                 }
             }
             return (counter.count(of: .squats), last)
@@ -128,10 +129,10 @@ import Testing
         // No standing still first: the first repetition is under way before the counter can decide.
         let result = SyntheticSession().run([reps(6, rate: rate), rest(2)])
         #expect(result.counter.count(of: .squats) == 6)
-        #expect(result.events.map(\.repetitions).reduce(0, +) == 6)
+        #expect(result.events.count == 6)
         if let first = result.events.first {
             // Credited as the warm-up ends (1 s), not later than 1 s after the first repetition ended.
-            #expect(first.timestamp <= result.repetitionEnds[first.repetitions - 1] + 1.0)
+            #expect(first.creditedAt <= result.repetitionEnds[0] + 1.0)
         }
     }
 
@@ -175,32 +176,67 @@ import Testing
         }
     }
 
-    @Test func aRepetitionBeforeTheFirstLabelIsCreditedWhenTheExerciseIsNamedInTime() {
-        // The classifier's first label comes a full window after start-up: the repetition done
-        // before it (turning at 2.5 s, ending at 3 s) is held and credited when `squats` arrives at 3 s.
-        let result = SyntheticSession().run([rest(2, label: nil), reps(1, rate: 1, label: nil), reps(5, rate: 1), rest(2)])
-        #expect(result.counter.count(of: .squats) == 6)
-        #expect(result.events.map(\.repetitions).reduce(0, +) == 6)
-        var ended = 0
-        for event in result.events {
-            ended += event.repetitions
-            #expect(event.timestamp <= result.repetitionEnds[ended - event.repetitions] + 1.0)
+    @Test func aSetsFirstRepetitionsAreCreditedWithTheirOwnTimesWhenTheExerciseIsNamed() {
+        // The classifier names the exercise a window or more after the set began: three
+        // repetitions (1 s each, from 2 s) are done before `squats` arrives at 5 s.
+        let result = SyntheticSession().run([rest(2, label: nil), reps(3, rate: 1, label: nil), reps(5, rate: 1), rest(2)])
+        #expect(result.counter.count(of: .squats) == 8)
+        try? #require(result.events.count == 8)
+        for (index, event) in result.events.enumerated() {
+            // Each at the time it happened: inside its own repetition.
+            let end = result.repetitionEnds[index]
+            #expect(event.time > end - 1 && event.time <= end, "repetition \(index + 1) at \(event.time)")
+            #expect(event.count == index + 1)
         }
+        // The first three are credited together as the label arrives; the rest as they happen.
+        #expect(result.events.prefix(3).allSatisfy { abs($0.creditedAt - 5) < 0.1 && $0.isCreditedLate })
+        #expect(result.events.dropFirst(3).allSatisfy { !$0.isCreditedLate })
     }
 
-    @Test func heldRepetitionsAreDroppedWhenNamedOtherOrTooLate() {
-        let late = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), rest(2, label: nil), reps(3, rate: 1), rest(2)])
-        #expect(late.counter.count(of: .squats) == 3)
-        let other = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), reps(3, rate: 1, label: .other), rest(2)])
+    @Test func unnamedRepetitionsAreDroppedAfterAPauseOrWhenOtherHoldsTooLong() {
+        // A pause longer than setPauseSeconds (5 s) ends the set before anything named it.
+        let paused = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), rest(6, label: nil), reps(3, rate: 1), rest(2)])
+        #expect(paused.counter.count(of: .squats) == 3)
+        // A short rest inside the set does not.
+        let rested = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), rest(2, label: nil), reps(3, rate: 1), rest(2)])
+        #expect(rested.counter.count(of: .squats) == 5)
+        // Never named as an exercise: nothing.
+        let other = SyntheticSession().run([rest(2, label: nil), reps(2, rate: 1, label: nil), reps(3, rate: 1, label: .other), rest(2, label: .other)])
         #expect(other.counter.sessionCount == 0)
     }
 
-    @Test func countingStopsWhenTheLabelTurnsToOtherAndResumesAfter() {
+    @Test func aBriefFlickerToOtherOrLowConfidenceInsideASetLosesNothing() {
+        for flicker in [ActionLabel.other, nil] {
+            let result = SyntheticSession().run([
+                rest(2), reps(4, rate: 1), reps(2, rate: 1, label: flicker), reps(4, rate: 1), rest(2),
+            ])
+            #expect(result.counter.count(of: .squats) == 10, "flicker to \(flicker?.rawValue ?? "no action")")
+        }
+    }
+
+    @Test func otherHeldLongerThanTheLabelCanLagCountsOnlyItsLastSeconds() {
+        // Squats, 8 s of the same motion named `other`, squats again: of the `other` stretch only
+        // the repetitions within labelLagSeconds (3 s) of the exercise's return can be the set's
+        // start seen before its label; the earlier ones were other movement.
         let result = SyntheticSession().run([
-            rest(2), reps(5, rate: 1), reps(5, rate: 1, label: .other), reps(5, rate: 1), rest(2),
+            rest(2), reps(5, rate: 1), reps(8, rate: 1, label: .other), reps(5, rate: 1), rest(2),
         ])
-        #expect(result.counter.count(of: .squats) == 10)
+        let otherEnd = 2.0 + 5 + 8
+        let fromOther = result.events.filter { $0.time > 7 && $0.time <= otherEnd }
+        #expect(result.counter.count(of: .squats) == 10 + fromOther.count)
+        #expect(fromOther.count <= 3)
+        #expect(fromOther.allSatisfy { $0.time >= otherEnd - 3 - 0.1 })
         #expect(result.counter.count(of: .other) == 0)
+    }
+
+    @Test func theEventLogGivesEachNumberItsEvent() {
+        let result = SyntheticSession().run([rest(2, label: nil), reps(3, rate: 1, label: nil), reps(4, rate: 1), rest(2)])
+        let counter = result.counter
+        #expect(counter.sessionCount == 7)
+        for number in 1...7 {
+            #expect(counter.event(number: number).sessionCount == number)
+            #expect(counter.event(number: number) == result.events[number - 1])
+        }
     }
 
     @Test func countsAreKeptPerActionAndPerSession() {
@@ -224,8 +260,8 @@ import Testing
         try #require(result.events.count == result.repetitionEnds.count)
         for (event, end) in zip(result.events, result.repetitionEnds) {
             // Counted within the repetition it belongs to (not before it began) and ≤ 1 s after it ended.
-            #expect(event.timestamp <= end + 1.0, "event at \(event.timestamp) for a repetition ending at \(end)")
-            #expect(event.timestamp > end - 1 / rate)
+            #expect(event.creditedAt <= end + 1.0, "event at \(event.creditedAt) for a repetition ending at \(end)")
+            #expect(event.time > end - 1 / rate)
         }
     }
 

@@ -175,8 +175,8 @@ struct SyntheticSession {
                     }
                     let pose = SyntheticBody.pose(move, depth: amplitude * depth, originX: originX)
                         .jittered(by: jitterPixels, using: &generator)
-                    if let event = counter.process(timestamp: time, pose: pose, action: segment.label) {
-                        result.events.append(event)
+                    for number in counter.process(timestamp: time, pose: pose, action: segment.label) {
+                        result.events.append(counter.event(number: number))
                     }
                     time += step
                     local += step
@@ -186,16 +186,16 @@ struct SyntheticSession {
                 let end = time + seconds
                 while time < end - 1e-9 {
                     let pose = SyntheticBody.pose(lastMove, depth: 0, originX: originX).jittered(by: jitterPixels, using: &generator)
-                    if let event = counter.process(timestamp: time, pose: pose, action: segment.label) {
-                        result.events.append(event)
+                    for number in counter.process(timestamp: time, pose: pose, action: segment.label) {
+                        result.events.append(counter.event(number: number))
                     }
                     time += step
                 }
             case let .absent(seconds):
                 let end = time + seconds
                 while time < end - 1e-9 {
-                    if let event = counter.process(timestamp: time, pose: nil, action: segment.label) {
-                        result.events.append(event)
+                    for number in counter.process(timestamp: time, pose: nil, action: segment.label) {
+                        result.events.append(counter.event(number: number))
                     }
                     time += step
                 }

@@ -11,7 +11,7 @@ import Outputs
 
     func write(_ name: String, _ bytes: [UInt8]) -> String {
         let path = "\(scratch.path)/\(name)"
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         return path
     }
 

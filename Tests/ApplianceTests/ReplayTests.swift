@@ -113,6 +113,27 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
         #expect(events.allSatisfy { $0["label"]?.stringValue == "squats" })
     }
 
+    @Test func theDemoCountsEveryScriptedRepetitionWithTheClassifiersLabels() throws {
+        // The README's first command: 8 squats and 12 jumping jacks, named by the built-in
+        // classifier (no --action), so the first repetitions of each set happen before their label.
+        let result = PosewatchProcess.run(["replay", "--demo", "--format", "jsonl", "--config", "/dev/null"])
+        #expect(result.status == 0, "\(result.error)")
+        let records = try lines(result.output)
+        let reps = try #require(records.last?["summary"]?["reps"])
+        #expect(reps["squats"]?.intValue == 8)
+        #expect(reps["jumping_jacks"]?.intValue == 12)
+        let events = records.filter { $0["event"]?.stringValue == "rep" }
+        #expect(events.count == 20)
+        for event in events {
+            // Each event says when the repetition happened (`at`) and when it was counted (`t`).
+            let at = try #require(event["at"]?.doubleValue), t = try #require(event["t"]?.doubleValue)
+            #expect(at <= t)
+        }
+        // The first squat happened before the classifier named the set and was credited as it did.
+        let first = try #require(events.first)
+        #expect((first["t"]?.doubleValue ?? 0) - (first["at"]?.doubleValue ?? 0) > 0.5)
+    }
+
     @Test func theClassifierPathGivesOnlyKnownLabelsAndASummaryThatAddsUp() throws {
         let path = directory + "/squats-classified.npy"
         try writeSquatKeypoints(path: path)

@@ -45,6 +45,9 @@ echo "built $OUT/fuzz-numpy"
 swiftc $FLAGS -module-name FuzzModelInvoke -I "$OUT" $C_MODULES Tests/Fuzz/ModelInvokeFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
   $C_LIBRARIES -o "$OUT/fuzz-model-invoke"
 echo "built $OUT/fuzz-model-invoke"
+swiftc $FLAGS -module-name FuzzModelBitFlips -I "$OUT" $C_MODULES Tests/Fuzz/ModelBitFlipFuzz.swift "$OUT/LinuxSystem.o" "$OUT/InferenceCore.o" \
+  $C_LIBRARIES -o "$OUT/fuzz-model-bit-flips"
+echo "built $OUT/fuzz-model-bit-flips"
 
 # Capture and PoseEstimation (frames, poses), for targets above the inference core.
 c_module CV4L2 -O2

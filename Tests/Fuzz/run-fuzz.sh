@@ -40,6 +40,8 @@ seed_directory() {
 target_options() {
   case $1 in
     model-invoke) echo "-max_len=64 -len_control=0" ;;
+    # Lists of 4-byte flips of a real model: a few flips per file, as the swift test does one.
+    model-bit-flips) echo "-max_len=32" ;;
     # A config reload runs between two frames and the largest allowed file parses in well under a
     # millisecond: a second on one input means something far worse than linear. Inputs starting
     # with 0xFF are repeated up to 64 KiB by the harness, so 8 KiB inputs reach the largest files.

@@ -28,26 +28,37 @@ import InferenceCore
         #expect(accepted == 0)
     }
 
-    /// Every flipped file goes through the loader (parse and validation); every 10th also through
-    /// Interpreter init (Prepare + arena), which keeps a debug-build run near a minute of CPU.
-    /// POSEWATCH_BIT_FLIPS overrides the count (default 10,000); POSEWATCH_PREPARE_EVERY=1 prepares all.
+    /// Random single-bit flips of MoveNet: every flipped file goes through the loader (parse and
+    /// validation), every 10th also through Interpreter init (Prepare + arena); each ends loaded
+    /// or rejected with a `ModelError` that says why, never a trap. 400 flips keep this within
+    /// seconds of a debug build; the long search over damaged MoveNet files is the release-built
+    /// libFuzzer target model-invoke (`Tests/Fuzz/run-fuzz.sh`, run by `.ci/run`), which edits any
+    /// byte and also invokes. POSEWATCH_BIT_FLIPS overrides the count, POSEWATCH_PREPARE_EVERY=1
+    /// prepares every flipped file.
     @Test(.enabled(if: TestPaths.moveNetAvailable, Comment(rawValue: RobustnessTests.message)))
-    func tenThousandRandomBitFlipsInMoveNetLoadOrFailCleanly() throws {
+    func randomBitFlipsInMoveNetLoadOrFailWithAMessage() throws {
         var bytes = try Array(Data(contentsOf: TestPaths.moveNet))
-        let flips = Int(ProcessInfo.processInfo.environment["POSEWATCH_BIT_FLIPS"] ?? "") ?? 10_000
+        let flips = Int(ProcessInfo.processInfo.environment["POSEWATCH_BIT_FLIPS"] ?? "") ?? 400
         var generator = SplitMix64(seed: 0x706f_7365_7761_7463)
         let prepareEvery = max(1, Int(ProcessInfo.processInfo.environment["POSEWATCH_PREPARE_EVERY"] ?? "") ?? 10)
-        var accepted = 0
+        var accepted = 0, rejected = 0
         for flip in 0..<flips {
             let position = Int(generator.next() % UInt64(bytes.count))
             let bit = UInt8(1) << UInt8(generator.next() % 8)
             bytes[position] ^= bit
-            if Self.loadOrReject(bytes, prepare: flip % prepareEvery == 0) { accepted += 1 }
+            do throws(ModelError) {
+                let model = try Model(bytes: bytes)
+                if flip % prepareEvery == 0 { _ = try Interpreter(model: model) }
+                accepted += 1
+            } catch {
+                rejected += 1
+                #expect(!error.message.isEmpty, "flip \(flip) (byte \(position)) was rejected without a message")
+            }
             bytes[position] ^= bit
         }
-        // Most flips land in weights, which stay loadable; the rest must be rejected, not crash.
-        #expect(accepted > 0)
-        #expect(accepted <= flips)
+        // Most flips land in weights, which stay loadable; some hit the structure and are refused.
+        #expect(accepted > flips / 2)
+        #expect(rejected > 0)
     }
 
     @Test func randomBytesAndTinyFilesAreRejectedWithAMessage() {

@@ -58,7 +58,7 @@ private let squats = 3, lunges = 1
 
     @Test func aCountedRepetitionWinksALitLEDOffBriefly() {
         var leds = controller()
-        leds.show(.action(squats), at: ms(500))
+        leds.show(.action(squats), at: ms(300))
         leds.repetitionCounted(action: squats, at: ms(600))
         #expect(!leds.levels(at: ms(600)).isOn(action: squats))
         #expect(!leds.levels(at: ms(749)).isOn(action: squats))
@@ -66,9 +66,38 @@ private let squats = 3, lunges = 1
         #expect(leds.nextChange(after: ms(600)) == ms(750))
     }
 
+    @Test func repetitionsCreditedTogetherWinkOneAfterAnotherWithGaps() {
+        var leds = controller()
+        leds.show(.action(squats), at: ms(300))
+        for _ in 0..<3 { leds.repetitionCounted(action: squats, at: ms(600)) }
+        // Winks of 150 ms, gaps of 200 ms: off 600-750, 950-1100, 1300-1450.
+        let expectedOff = [600, 700, 749, 950, 1099, 1300, 1449]
+        let expectedOn = [750, 900, 949, 1100, 1299, 1450, 2000]
+        for time in expectedOff { #expect(!leds.levels(at: ms(Int64(time))).isOn(action: squats), "at \(time) ms") }
+        for time in expectedOn { #expect(leds.levels(at: ms(Int64(time))).isOn(action: squats), "at \(time) ms") }
+        #expect(leds.nextChange(after: ms(760)) == ms(950))
+        #expect(leds.nextChange(after: ms(1000)) == ms(1100))
+        // A repetition counted during the burst joins its end, after the last gap.
+        leds.repetitionCounted(action: squats, at: ms(1400))
+        #expect(leds.levels(at: ms(1500)).isOn(action: squats))
+        #expect(!leds.levels(at: ms(1650)).isOn(action: squats))
+        #expect(leds.levels(at: ms(1800)).isOn(action: squats))
+    }
+
+    @Test func repetitionsCreditedAsTheirActionIsNamedWinkAfterItsLEDComesOn() {
+        // Without the delay the first wink would coincide with the LED coming on and not be seen.
+        var leds = controller()
+        leds.show(.action(lunges), at: ms(1000))
+        leds.repetitionCounted(action: lunges, at: ms(1000))
+        #expect(leds.levels(at: ms(1000)).isOn(action: lunges))
+        #expect(leds.nextChange(after: ms(1000)) == ms(1200))   // the wink begins a gap later
+        #expect(!leds.levels(at: ms(1200)).isOn(action: lunges))
+        #expect(leds.levels(at: ms(1350)).isOn(action: lunges))
+    }
+
     @Test func aRepetitionOfAnUnlitActionFlashesItsLEDOn() {
         var leds = controller()
-        leds.show(.other, at: ms(500))
+        leds.show(.other, at: ms(300))
         leds.repetitionCounted(action: lunges, at: ms(600))
         #expect(leds.levels(at: ms(700)).actions == 1 << 1)
         #expect(leds.levels(at: ms(800)).actions == 0)
@@ -82,7 +111,8 @@ private let squats = 3, lunges = 1
         leds.show(.lowConfidence(bestGuess: squats), at: ms(400))
         #expect(leds.nextChange(after: ms(400)) == ms(650))    // blink turns off first
         leds.repetitionCounted(action: lunges, at: ms(420))
-        #expect(leds.nextChange(after: ms(500)) == ms(570))    // flash ends first
+        #expect(leds.nextChange(after: ms(500)) == ms(600))    // the flash begins a gap after the blink did
+        #expect(leds.nextChange(after: ms(600)) == ms(650))    // the blink turns off first
     }
 
     @Test func everyLevelChangeHappensExactlyAtAnAnnouncedDeadline() {

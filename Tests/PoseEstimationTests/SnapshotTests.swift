@@ -40,11 +40,9 @@ import Glibc
         #expect(edge.r == 255 && edge.g == 220 && edge.b == 0)
     }
 
-    @Test func theSnapshotDecodesWithAStandardPNGDecoderToTheSamePixels() throws {
-        guard Self.hasTool("pngtopnm") else {
-            print("skipped: pngtopnm (Debian package netpbm) is not installed, so no standard decoder is at hand")
-            return
-        }
+    @Test(.enabled(if: SnapshotTests.hasTool("pngtopnm"),
+                   "needs pngtopnm (Debian package netpbm) as a standard PNG decoder"))
+    func theSnapshotDecodesWithAStandardPNGDecoderToTheSamePixels() throws {
         let (image, png) = renderedSnapshot()
         let path = "/tmp/posewatch-snapshot-test-\(getpid()).png"
         let file = try #require(fopen(path, "wb"))

@@ -11,7 +11,9 @@ Two modes, both driving the real `posewatch replay` binary and reading its JSONL
                  inside the labelled active span (or the whole clip when the span is empty);
                - repetitions: the replay's final count for the clip's label (ground truth label),
                  compared with the labelled count: MAE = mean |pred - gt| / gt, OBO = share with
-                 |pred - gt| <= 1, and "within tolerance" with the CSV's tolerance.
+                 |pred - gt| <= 1, and "within tolerance" with the CSV's tolerance; over the whole
+                 clip (what an owner sees) and inside the labelled span (events whose `at`, when the
+                 repetition happened, lies within it, 1 s of slack either side).
   keypoints  Penn Action COCO-17 keypoints (index.csv + <action>/<id>.npy, (x, y, visible) in pixels).
              Each file is written as replay input (x, y, score) with score = 0.9 for visible joints and
              0 for occluded or missing ones (as training/evaluate.py does), replayed at --fps with the
@@ -95,7 +97,8 @@ def score_videos(args):
     cache = args.cache or os.path.join(tempfile.gettempdir(), "posewatch-score-cache")
     os.makedirs(cache, exist_ok=True)
     pairs, count_rows, failures = [], [], 0
-    print(f"{'clip':40} {'truth':14} {'majority':14} {'reps':>5} {'gt':>4} {'tol':>4}")
+    span_rows = []
+    print(f"{'clip':40} {'truth':14} {'majority':14} {'reps':>5} {'span':>5} {'gt':>4} {'tol':>4}")
     with open(args.labels, newline="") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
@@ -105,7 +108,7 @@ def score_videos(args):
             continue
         try:
             clip = convert_clip(source, args.fps, cache, args.max_width)
-            decisions, _, summary = run_replay(args.posewatch, clip, args.replay_args)
+            decisions, events, summary = run_replay(args.posewatch, clip, args.replay_args)
         except (RuntimeError, subprocess.CalledProcessError) as error:
             print(f"{row['file']:40} FAILED: {error}")
             failures += 1
@@ -115,24 +118,29 @@ def score_videos(args):
         inside = [d["label"] for d in decisions if start <= d["t"] <= end]
         predicted = majority(inside)
         pairs.append((row["label"], predicted))
-        reps_text, gt_text, tol_text = "", "", ""
+        reps_text, span_text, gt_text, tol_text = "", "", "", ""
         # Repetitions are scored for the five exercises; `other` is never counted (a hard negative
         # with a count in the CSV is right when posewatch counts nothing).
         if row.get("reps") and row["label"] != "other":
             gt, tolerance = int(row["reps"]), int(row.get("reps_tolerance") or 0)
             pred = int(summary.get("reps", {}).get(row["label"], 0))
             count_rows.append((row["file"], pred, gt, tolerance))
-            reps_text, gt_text, tol_text = str(pred), str(gt), str(tolerance)
-        print(f"{row['file']:40} {row['label']:14} {predicted:14} {reps_text:>5} {gt_text:>4} {tol_text:>4}")
+            in_span = sum(1 for e in events if e["label"] == row["label"] and start - 1 <= e.get("at", e["t"]) <= end + 1)
+            span_rows.append((row["file"], in_span, gt, tolerance))
+            reps_text, span_text, gt_text, tol_text = str(pred), str(in_span), str(gt), str(tolerance)
+        print(f"{row['file']:40} {row['label']:14} {predicted:14} {reps_text:>5} {span_text:>5} {gt_text:>4} {tol_text:>4}")
     correct = sum(1 for truth, predicted in pairs if truth == predicted)
     print_confusion(pairs, "span-majority labels")
     print(f"\nspan-majority label accuracy: {correct}/{len(pairs)} = {correct / max(1, len(pairs)):.3f}")
-    positive = [r for r in count_rows if r[2] > 0]
-    if positive:
+    for name, table in (("whole clip", count_rows), ("in the labelled span", span_rows)):
+        positive = [r for r in table if r[2] > 0]
+        if not positive:
+            continue
         mae = sum(abs(p - g) / g for _, p, g, _ in positive) / len(positive)
         obo = sum(1 for _, p, g, _ in positive if abs(p - g) <= 1) / len(positive)
-        within = sum(1 for _, p, g, t in positive if abs(p - g) <= t) / len(positive)
-        print(f"repetitions over {len(positive)} clips with counts: MAE {mae:.3f}  OBO {obo:.3f}  within tolerance {within:.3f}")
+        within = sum(1 for _, p, g, t in positive if abs(p - g) <= t)
+        print(f"repetitions over {len(positive)} clips with counts, {name}: MAE {mae:.3f}  OBO {obo:.3f}  "
+              f"within tolerance {within} of {len(positive)}")
     if failures:
         print(f"{failures} clip(s) failed to replay")
     return 1 if failures else 0

@@ -17,6 +17,10 @@ BODY = [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
 COUNTABLE = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups"]
 
 
+# The most repetitions kept while no exercise is named (RepetitionCounter.maximumPendingRepetitions).
+MAX_UNNAMED = 64
+
+
 @dataclass
 class Config:
     fps: float = 15.0
@@ -61,13 +65,15 @@ class Config:
     memory_s: float = 8.0
     min_period_s: float = 0.5
     max_period_s: float = 3.5
-    # A repetition seen while the label is undecided (None: starting_up, low_confidence, no_person)
-    # is held, and credited if an exercise label arrives no later than hold_s after the first held
-    # repetition ended (the signal back on the rest side), so the event stays within 1 s of its
-    # end; `other`, that time limit or the person leaving (a motion reset) drops them. The
-    # classifier needs a full window before its first label: without this, what a person does in
-    # their first two seconds is never counted. 0 = off.
-    hold_s: float = 1.0
+    # A repetition seen while no exercise is named (None: starting_up, low_confidence, no_person;
+    # or "other": the classifier's label lags the movement by about its window) is kept for the
+    # current set and credited, with its own time, when an exercise is named. The set ends (what
+    # it kept is dropped) after set_pause_s without a repetition, when the person leaves (a motion
+    # reset), or once "other" has held for longer than label_lag_s (older ones were other
+    # movement). False: such repetitions are never counted (evaluate.py replay's comparison).
+    credit_unnamed: bool = True
+    set_pause_s: float = 5.0
+    label_lag_s: float = 3.0
     # Age-weighted range (measured, rejected): each sample's distance from the window's median is
     # weighted by exp(−age/decay_s) before taking the extremes, so a big move fades from the
     # thresholds instead of holding them for a whole window. 0 = off.
@@ -231,8 +237,10 @@ class RepetitionCounter:
         self.wks = []
         self.arm_cues = []
         self.leg_pending = False
-        self.held = 0
-        self.held_end = None
+        self.leg_slot = -1  # -1: the waiting repetition is the labelled exercise's; else its index in unnamed
+        self.unnamed = []  # [time, passes the squat/lunge cues] of repetitions seen while no exercise was named
+        self.other_since = None
+        self.last_rep_t = -np.inf
         self.scale_hist = []
         self.cut_hist = []
         self.u_side = 0
@@ -394,27 +402,20 @@ class RepetitionCounter:
 
     def _process(self, t, pose, action):
         c = self.c
-        if action in COUNTABLE:
-            if self.last_action is not None and self.last_action != action:
-                self.side = 0
-                self.rest = 0
-                self.leg_pending = False
-                self.cand_times = []
-                self.amps = []
-                self.exc = None
-                self.rest_extreme = None
-                self.deferred = None
-                self.cycles = []
-                self.cycle_start = None
-            self.last_action = action
-        if self.held and (action == "other" or (self.held_end is not None and t - self.held_end > c.hold_s)):
-            self.held = 0
-        credited = None
-        if self.held and action in COUNTABLE:
-            credited = self.count(action, t, self.held)
-            self.held = 0
         if t - self.last_pose_t > c.gap_reset_s:
             self.reset_motion()
+        if self.unnamed and t - self.last_rep_t > c.set_pause_s:
+            self.unnamed = []  # the set ended before anyone named it
+        credited = None
+        if action in COUNTABLE:
+            self.other_since = None
+            credited = self.credit_unnamed(action, t)
+            self.last_action = action
+        elif action == "other":
+            since = self.other_since if self.other_since is not None else t
+            self.other_since = since
+            if t - since > c.label_lag_s:
+                self.drop_unnamed(t - c.label_lag_s)
         if pose is None:
             return credited
         x = self.features(pose)
@@ -594,10 +595,14 @@ class RepetitionCounter:
         if result is None and self.leg_pending and self.side != 0 and self.side != self.rest:
             # A squat or lunge that reached the far side before its legs had folded enough: it
             # counts on the frame they do, as long as the signal has not gone back to rest.
-            if action not in ("squats", "lunges") or (self.c.leg_defer_s > 0 and t - self.leg_pending_t > self.c.leg_defer_s):
+            waiting = self.leg_slot >= 0
+            if (not waiting and action not in ("squats", "lunges")) or (self.c.leg_defer_s > 0 and t - self.leg_pending_t > self.c.leg_defer_s):
                 self.leg_pending = False
             elif self.leg_cue_moved(t):
                 self.leg_pending = False
+                if waiting:
+                    self.unnamed[self.leg_slot][1] = True  # its legs folded: a squat or lunge once named
+                    return result
                 if not self.upright(t):
                     return result
                 if c.count_at != "far":
@@ -612,12 +617,13 @@ class RepetitionCounter:
                 deferred, self.deferred = self.deferred, None
                 if deferred == action:
                     result = self.count(action, now, 1, at=t) or result
-                elif action is None and c.hold_s > 0:
-                    # the label is undecided at its end (a low_confidence flicker): held like a
-                    # repetition seen while undecided, credited if the exercise is named in time
-                    if not self.held:
-                        self.held_end = t
-                    self.held += 1
+                elif action not in COUNTABLE and c.credit_unnamed:
+                    # no exercise named at its end (a low_confidence flicker, the label lagging):
+                    # kept for the set like a repetition seen then, its cues already passed
+                    if len(self.unnamed) == MAX_UNNAMED:
+                        self.drop_oldest_unnamed(1)
+                    self.unnamed.append([t, True])
+                    self.last_rep_t = t
         return result
 
     def side_step(self, cur, t, lo, hi, m, now, action):
@@ -674,14 +680,11 @@ class RepetitionCounter:
             self.cycle_start = None
             self.last_rest_t = t
             self.leg_pending = False
-            if self.held and self.held_end is None:
-                self.held_end = t  # the first held repetition has ended
             return None
+        self.last_rep_t = t
         if action not in COUNTABLE:
-            if action is None and c.hold_s > 0:
-                if not self.held:
-                    self.held_end = None
-                self.held += 1
+            if c.credit_unnamed:
+                self.add_unnamed(t)
             return None
         self.candidates.append((now, t, self.last_rest_t))
         self.cand_times.append(t)
@@ -705,6 +708,7 @@ class RepetitionCounter:
         if c.leg_cue > 0 and action in ("squats", "lunges") and not self.leg_cue_moved(t):
             self.leg_pending = c.leg_defer
             self.leg_pending_t = t
+            self.leg_slot = -1
             return None
         if c.max_excursion_s > 0 and t - self.last_rest_t > c.max_excursion_s:
             return None
@@ -784,6 +788,49 @@ class RepetitionCounter:
             return True  # the legs were not all seen yet: no cue, the generic path counts
         moved = max(abs(v - rest) for v in cues[i_rest:i_end + 1])
         return moved >= threshold
+
+    def add_unnamed(self, t):
+        """Keeps a repetition seen while no exercise is named, with whether it passed the squat/lunge
+        cues already (if its legs fold a little later, the leg-pending check marks it)."""
+        if len(self.unnamed) == MAX_UNNAMED:
+            self.drop_oldest_unnamed(1)
+        upright = self.c.torso_min is None or self.upright(t)
+        folded = self.c.leg_cue <= 0 or self.leg_cue_moved(t)
+        self.unnamed.append([t, upright and folded])
+        if upright and not folded:
+            self.leg_pending = self.c.leg_defer
+            self.leg_pending_t = t
+            self.leg_slot = len(self.unnamed) - 1
+
+    def drop_unnamed(self, before):
+        self.drop_oldest_unnamed(sum(1 for when, _ in self.unnamed if when < before))
+
+    def drop_oldest_unnamed(self, n):
+        if n <= 0:
+            return
+        del self.unnamed[:n]
+        if self.leg_pending and self.leg_slot >= 0:
+            self.leg_slot -= n
+            if self.leg_slot < 0:
+                self.leg_pending = False
+
+    def credit_unnamed(self, action, now):
+        """An exercise is named: the set's repetitions seen before (that pass its cues) count now."""
+        if not self.unnamed:
+            return None
+        gated = action in ("squats", "lunges")
+        waiting = self.leg_slot if self.leg_pending and self.leg_slot >= 0 else -1
+        result = None
+        for i, (when, passes) in enumerate(self.unnamed):
+            if not gated or (passes and i != waiting):
+                result = self.count(action, now, 1, at=when)
+        if waiting >= 0:
+            if gated:
+                self.leg_slot = -1  # still folding its legs: now a squat or lunge waiting to count
+            else:
+                self.leg_pending = False
+        self.unnamed = []
+        return result
 
     def count(self, action, now, n, at=None):
         if self.exc is not None and self.exc["judge"] is None:

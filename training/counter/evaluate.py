@@ -29,7 +29,14 @@
         --command ".build/release/posewatch replay {input} --action {label} --format jsonl" \
         [--convert "ffmpeg -loglevel error -y -i {clip} -vf fps=15 -pix_fmt yuv420p {output}"]
 
-Nothing here reads outside ../shared/data or writes into the repository.
+    # Generated sessions (sessions.py: sets of the five exercises with rests, other movement,
+    # walking, people entering and leaving; exact per-repetition times) through `posewatch replay`
+    # with the classifier's labels, and with --action per set; per set and per repetition
+    # (scoring.py). Needs no ../shared; generates the held-out seeds into --dir when it has none.
+    /work/venv/bin/python training/counter/evaluate.py sessions --posewatch .build/release/posewatch \
+        [--dir /tmp/posewatch-sessions] [--split heldout|tune --generate] [--rows]
+
+Nothing here reads outside ../shared/data or writes into the repository (sessions: into --dir).
 """
 from __future__ import annotations
 
@@ -243,8 +250,12 @@ def cmd_swift(args):
 
 
 def replay_jsonl(posewatch, path, extra):
-    result = subprocess.run([posewatch, "replay", path, "--fps", "15", "--format", "jsonl", "--config", "/dev/null"] + extra,
-                            capture_output=True, text=True, check=True)
+    command = [posewatch, "replay", path, "--fps", "15", "--format", "jsonl", "--config", "/dev/null"] + extra
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        message = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "no message"
+        print(f"{shlex.join(command)}: exit {result.returncode}: {message}", file=sys.stderr)
+        sys.exit(1)
     return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
 
 
@@ -277,7 +288,7 @@ def cmd_replay(args):
             lines = replay_jsonl(args.posewatch, path, [])
             decisions = [(r["t"], r["label"]) for r in lines if "label" in r and "event" not in r]
             reference = counter.RepetitionCounter(counter.Config())
-            without_hold = counter.RepetitionCounter(counter.Config(hold_s=0))
+            without_credit = counter.RepetitionCounter(counter.Config(credit_unnamed=False))
             k = -1
             for i, pose in enumerate(s.poses):
                 t = i / s.fps
@@ -285,16 +296,16 @@ def cmd_replay(args):
                     k += 1
                 label = decisions[k][1] if k >= 0 else "starting_up"
                 label = label if label in counter.COUNTABLE or label == "other" else None
-                for c in (reference, without_hold):
+                for c in (reference, without_credit):
                     c.process(t, pose if pose[:, 2].max() > 0 else None, label)
             swift = lines[-1]["summary"]["reps"]
             same_classified += all(reference.counts[a] == int(swift.get(a, 0)) for a in counter.COUNTABLE)
-            held += reference.session != without_hold.session
+            held += reference.session != without_credit.session
     print("Swift RepetitionCounter through posewatch replay --action:")
     score_countix(fixed_rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
     print(f"replay --action vs Python reference: identical counts on {same_fixed}/{len(seqs)} sequences")
     print(f"replay with the classifier's labels vs Python reference on the same labels: identical per-label counts on "
-          f"{same_classified}/{len(seqs)} sequences (held repetitions changed the count on {held})")
+          f"{same_classified}/{len(seqs)} sequences (repetitions credited when the exercise was named changed the count on {held})")
 
 
 def replay_repcount(args):
@@ -386,6 +397,314 @@ def cmd_videos(args):
         print(f"  within tolerance: {span_within}/{len(gts)} = {span_within / len(gts):.2f}")
 
 
+SESSION_BUCKETS = ("label", "tempo", "view", "distance", "scores", "length")
+NOT_DECIDED = ("starting_up", "no_person", "low_confidence")
+
+
+def rep_events(lines):
+    """The JSONL `rep` events as (label, scoring.Event), one per repetition: an event whose count
+    rises by more than one stands for that many (repetitions credited together). `at` (when the
+    repetition happened; a number, or one per repetition) is used when present, else `t`."""
+    import scoring
+    out, last = [], collections.Counter()
+    for r in lines:
+        if r.get("event") != "rep":
+            continue
+        label, credited = r["label"], float(r["t"])
+        n = max(1, int(r["count"]) - last[label])
+        last[label] = int(r["count"])
+        at = r.get("at", credited)
+        ats = [float(a) for a in at] if isinstance(at, list) else [float(at)] * n
+        out.extend((label, scoring.Event(at=a, credited=credited)) for a in ats)
+    return out
+
+
+def decision_runs(lines):
+    """[(t, label)] where the reported label changes (the JSONL decisions)."""
+    runs = []
+    for r in lines:
+        if "label" in r and "event" not in r and (not runs or runs[-1][1] != r["label"]):
+            runs.append((float(r["t"]), r["label"]))
+    return runs
+
+
+def settled_at(runs, label, credited):
+    """When the decision reported at `credited` (JSONL times have 3 decimals) began, if it is `label`."""
+    current = None
+    for t, name in runs:
+        if t > credited + 2e-3:
+            break
+        current = (t, name)
+    return current[0] if current and current[1] == label else None
+
+
+def matched_pairs(events, repetitions, tolerance):
+    """scoring.match's pairing, as (event, repetition) pairs (it reports only the figures)."""
+    order = sorted(events, key=lambda e: e.at)
+    ends = sorted(repetitions, key=lambda r: r[1])
+    pairs, j = [], 0
+    for event in order:
+        while j < len(ends) and ends[j][1] < event.at - tolerance:
+            j += 1
+        if j < len(ends) and ends[j][1] <= event.at + tolerance:
+            pairs.append((event, ends[j]))
+            j += 1
+    return pairs
+
+
+def score_set(s, labelled, runs, tolerance):
+    """One set against the events: those of its label inside its span (first start − tolerance to
+    last end + tolerance) are its count."""
+    import scoring
+    reps = [tuple(r) for r in s["reps"]]
+    lo, hi = reps[0][0] - tolerance, reps[-1][1] + tolerance
+    mine = [e for label, e in labelled if label == s["label"] and lo <= e.at <= hi]
+    wrong = sum(1 for label, e in labelled if label != s["label"] and lo <= e.at <= hi)
+    m = scoring.match(mine, reps, tolerance)
+    pairs = matched_pairs(mine, reps, tolerance)
+    assert len(pairs) == m.matched
+    on_time = late_settled = 0
+    for event, rep in pairs:
+        if event.credited - rep[1] <= tolerance:
+            on_time += 1
+        else:
+            settle = settled_at(runs, s["label"], event.credited)
+            if settle is not None and event.credited - settle <= tolerance:
+                on_time += 1
+                late_settled += 1
+    # Why repetitions and events go unmatched: where in the set the missed repetitions are, and
+    # which unmatched events sit at a repetition's far pose more than `tolerance` before its end
+    # (a count at the turning point of a slow repetition).
+    hit = {rep for _, rep in pairs}
+    missed = collections.Counter(
+        "first" if i == 0 else "2nd-3rd" if i <= 2 else "last" if i == len(reps) - 1 else "middle"
+        for i, rep in enumerate(sorted(reps, key=lambda r: r[1])) if rep not in hit)
+    paired = {id(e) for e, _ in pairs}
+    far = s.get("far", [])
+    early = sum(1 for e in mine if id(e) not in paired and any(
+        abs(e.at - f) <= 0.5 and e.at < end - tolerance for (_, end), f in zip(reps, far)))
+    return dict(count=len(mine), wrong=wrong, match=m, on_time=on_time, late_settled=late_settled,
+                unmatched=len(mine) - m.matched, early=early, missed=missed)
+
+
+def label_seconds(runs, lo, hi):
+    """Seconds of each reported label between lo and hi."""
+    seconds = collections.Counter()
+    for (t, label), nxt in zip(runs, runs[1:] + [(np.inf, None)]):
+        a, b = max(t, lo), min(nxt[0], hi)
+        if b > a:
+            seconds[label] += b - a
+    return seconds
+
+
+def set_label_figures(s, runs):
+    """The classifier's decisions over the set's repetitions: (majority label, share of time on the
+    set's label, the same from 2 s (one window) into the set, seconds from the first repetition's
+    start to the label's first report)."""
+    lo, hi = s["reps"][0][0], s["reps"][-1][1]
+    seconds = label_seconds(runs, lo, hi)
+    total = sum(seconds.values())
+    majority = seconds.most_common(1)[0][0] if seconds else "none"
+    settled = label_seconds(runs, lo + 2.0, hi)
+    settled_share = settled[s["label"]] / sum(settled.values()) if sum(settled.values()) else 0.0
+    first = None
+    for (t, label), nxt in zip(runs, runs[1:] + [(np.inf, None)]):
+        if label == s["label"] and nxt[0] > lo and t <= hi:  # the label is reported at some time in the set
+            first = max(t, lo)
+            break
+    return majority, (seconds[s["label"]] / total if total else 0.0), settled_share, (None if first is None else first - lo)
+
+
+class SessionTally:
+    """Sums of the per-set figures for one group of sets."""
+
+    def __init__(self):
+        import scoring
+        self.sets = self.exact = self.named = self.wrong = self.unmatched = 0
+        self.events = self.on_time = self.late_settled = 0
+        self.totals = scoring.Totals()
+        self.off = []  # count − truth per set
+        self.truth = []
+        self.early = 0
+        self.missed = collections.Counter()
+
+    def add(self, result, named):
+        m = result["match"]
+        self.sets += 1
+        self.exact += result["count"] == m.repetitions
+        self.named += named
+        self.wrong += result["wrong"]
+        self.totals.add(m)
+        self.on_time += result["on_time"]
+        self.late_settled += result["late_settled"]
+        self.unmatched += result["unmatched"]
+        self.off.append(result["count"] - m.repetitions)
+        self.truth.append(m.repetitions)
+        self.early += result["early"]
+        self.missed.update(result["missed"])
+
+    def line(self, name, width=18):
+        t = self.totals
+        under = sum(1 for d in self.off if d < 0)
+        over = sum(1 for d in self.off if d > 0)
+        return (f"  {name:{width}s} sets {self.sets:3d}  exact {self.exact / self.sets:6.1%} (under {under}, over {over})"
+                f"  reps matched {t.recall:6.1%} of {t.repetitions:4d}  precision {t.precision:6.1%}"
+                f"  on time {self.on_time / t.matched if t.matched else float('nan'):6.1%}"
+                f"  named {self.named / self.sets:6.1%}")
+
+
+def session_buckets(s):
+    n = s["count"]
+    return dict(label=s["label"], tempo=s["tempo"], view=s["view"], distance=s["distance"], scores=s["scores"],
+                length="3-5 reps" if n <= 5 else "6-12 reps" if n <= 12 else "13-20 reps")
+
+
+def outside_events(ann, labelled, tolerance):
+    """Events outside every set's span, by what the person was doing at `at`."""
+    spans = [(s["reps"][0][0] - tolerance, s["reps"][-1][1] + tolerance) for s in ann["sets"]]
+    where = collections.Counter()
+    for label, e in labelled:
+        if any(lo <= e.at <= hi for lo, hi in spans):
+            continue
+        seg = next((g for g in ann["segments"] if g["start"] <= e.at < g["end"]), ann["segments"][-1])
+        kind = "set rest pose" if seg["kind"] == "set" else seg["kind"]
+        where[f"{kind} ({label})"] += 1
+    return where
+
+
+def cmd_sessions(args):
+    """Generated sessions (sessions.py) through `posewatch replay`: the classifier's labels as the
+    appliance runs, and the label fixed per set (--action, on the set cut out with its rests)."""
+    import scoring
+    import sessions as gen
+    tol = args.tolerance
+    if not (os.path.isfile(args.posewatch) and os.access(args.posewatch, os.X_OK)):
+        print(f"{args.posewatch}: no posewatch executable there (swift build -c release --product posewatch; or --posewatch PATH)",
+              file=sys.stderr)
+        sys.exit(2)
+    if args.count < 1:
+        print("--count must be at least 1", file=sys.stderr)
+        sys.exit(2)
+    index_path = os.path.join(args.dir, "index.json")
+    seeds = gen.seeds_for(args.split, args.count, args.first_seed)
+    if args.generate or not os.path.exists(index_path):
+        gen.generate(args.dir, seeds)
+    with open(index_path) as f:
+        index = json.load(f)
+    if index["seeds"] != seeds:
+        print(f"{args.dir} holds seeds {index['seeds'][0]}-{index['seeds'][-1]}, not {seeds[0]}-{seeds[-1]} "
+              f"(--split/--count/--first-seed): add --generate to replace them, or use another --dir", file=sys.stderr)
+        sys.exit(2)
+    extra = shlex.split(args.replay_args)
+    modes = [("classifier", "classifier's labels (posewatch replay FILE, no --action: as the appliance runs)")]
+    if not args.no_action:
+        modes.append(("action", "label fixed per set (posewatch replay CUT --action LABEL; the set with up to 3 s either side)"))
+    tallies = {m: collections.defaultdict(SessionTally) for m, _ in modes}
+    outside = {m: collections.Counter() for m, _ in modes}
+    settle_delays, rows, shares, settled_shares = [], [], [], []
+    between = collections.Counter()  # decision seconds outside the sets, by reported label
+    minutes = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for entry in index["sessions"]:
+            name = entry["name"]
+            with open(os.path.join(args.dir, name + ".json")) as f:
+                ann = json.load(f)
+            path = os.path.join(args.dir, name + ".npy")
+            minutes += ann["seconds"] / 60
+            lines = replay_jsonl(args.posewatch, path, extra)
+            labelled, runs = rep_events(lines), decision_runs(lines)
+            outside["classifier"].update(outside_events(ann, labelled, tol))
+            spans = [(x["reps"][0][0], x["reps"][-1][1]) for x in ann["sets"]]
+            for (t, label), nxt in zip(runs, runs[1:] + [(ann["seconds"], None)]):
+                # decision time outside the sets' repetitions (the label's seconds minus its overlap with the sets)
+                inside = sum(max(0.0, min(nxt[0], hi) - max(t, lo)) for lo, hi in spans)
+                between[label] += max(0.0, nxt[0] - t - inside)
+            poses = np.load(path) if "action" in tallies else None
+            sets = ann["sets"]
+            for i, s in enumerate(sets):
+                result = score_set(s, labelled, runs, tol)
+                majority, share, settled_share, delay = set_label_figures(s, runs)
+                shares.append(share)
+                settled_shares.append(settled_share)
+                if delay is not None:
+                    settle_delays.append(delay)
+                for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s).items()):
+                    tallies["classifier"][key].add(result, majority == s["label"])
+                line = (f"{name} set {i} {s['label']:13s} {s['count']:2d} reps {s['rep_seconds']:.2f} s {s['view']:7s} "
+                        f"{s['distance_m']:4.1f} m score {s['score']:.2f}  classifier: {result['count']:2d} counted, {result['match'].matched:2d} matched, "
+                        f"{result['on_time']:2d} on time, named {majority} ({share:.0%})")
+                if poses is not None:
+                    # the set cut out with its rests: halfway to the neighbouring sets at most
+                    lo = s["reps"][0][0] - 3.0
+                    hi = s["reps"][-1][1] + 3.0
+                    if i > 0:
+                        lo = max(lo, (sets[i - 1]["reps"][-1][1] + s["reps"][0][0]) / 2)
+                    if i + 1 < len(sets):
+                        hi = min(hi, (s["reps"][-1][1] + sets[i + 1]["reps"][0][0]) / 2)
+                    a, b = max(0, int(np.floor(lo * ann["fps"]))), min(len(poses), int(np.ceil(hi * ann["fps"])))
+                    cut = os.path.join(tmp, f"{name}_{i}.npy")
+                    np.save(cut, poses[a:b])
+                    cut_lines = replay_jsonl(args.posewatch, cut, extra + ["--action", s["label"]])
+                    shift = a / ann["fps"]
+                    for r in cut_lines:
+                        if "t" in r:
+                            r["t"] = float(r["t"]) + shift
+                        if "at" in r:
+                            r["at"] = [float(x) + shift for x in r["at"]] if isinstance(r["at"], list) else float(r["at"]) + shift
+                    cut_labelled = rep_events(cut_lines)
+                    fixed = score_set(s, cut_labelled, decision_runs(cut_lines), tol)
+                    for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s).items()):
+                        tallies["action"][key].add(fixed, True)
+                    spans = (s["reps"][0][0] - tol, s["reps"][-1][1] + tol)
+                    outside["action"]["the cut's rests"] += sum(1 for _, e in cut_labelled if not spans[0] <= e.at <= spans[1])
+                    line += f"  --action: {fixed['count']:2d} counted, {fixed['match'].matched:2d} matched"
+                rows.append(line)
+    n_sets = tallies["classifier"]["all"].sets
+    n_reps = tallies["classifier"]["all"].totals.repetitions
+    first, last = index["seeds"][0], index["seeds"][-1]
+    which = next((k for k, v in gen.SPLITS.items() if v == first), "custom")
+    print(f"generated sessions in {args.dir}: {len(index['sessions'])} (seeds {first}-{last}, split {which}), "
+          f"{n_sets} sets, {n_reps} repetitions, {minutes:.1f} min; tolerance {tol:g} s")
+    if args.rows:
+        print("\n".join(rows))
+    for mode, title in modes:
+        tally = tallies[mode]
+        allt = tally["all"]
+        t = allt.totals
+        lat = np.asarray(t.latencies) if t.latencies else np.asarray([np.nan])
+        print(f"\n== {title}")
+        print(f"sets counted exactly: {allt.exact}/{allt.sets} = {allt.exact / allt.sets:.1%}  (target >= 95 %)")
+        print(f"repetitions matched: {t.matched}/{t.repetitions} = {t.recall:.1%}  (target >= 97 %); "
+              f"precision {t.matched}/{t.events} = {t.precision:.1%}")
+        print(f"matched events on time: {allt.on_time}/{t.matched} = {allt.on_time / max(t.matched, 1):.1%} "
+              f"(credited within {tol:g} s of the repetition's end, or of the label settling when later: "
+              f"{allt.late_settled}); credited − end: median {np.median(lat):+.2f} s, p95 {np.percentile(lat, 95):+.2f} s, "
+              f"max {np.max(lat):+.2f} s")
+        mae, obo = scoring.mae_obo([n + d for n, d in zip(allt.truth, allt.off)], allt.truth)
+        print(f"count per set (events of its label in its span): MAE {mae:.3f}  OBO {obo:.3f}")
+        print(f"events in a set's span with another label: {allt.wrong}; of the set's label but unmatched: {allt.unmatched}, "
+              f"{allt.early} of them within 0.5 s of a repetition's far pose and more than {tol:g} s before its end")
+        print("missed repetitions by place in the set: " + ", ".join(
+            f"{k} {allt.missed[k]}" for k in ("first", "2nd-3rd", "middle", "last")))
+        out = outside[mode]
+        print(f"events outside every set: {sum(out.values())}" + (" (" + ", ".join(f"{k} {v}" for k, v in out.most_common()) + ")" if out else ""))
+        if mode == "classifier":
+            d = np.asarray(settle_delays) if settle_delays else np.asarray([np.nan])
+            print(f"set's exercise named (majority of the decisions over its repetitions): {allt.named}/{allt.sets} = "
+                  f"{allt.named / allt.sets:.1%}; first report of the label after the first repetition began: "
+                  f"median {np.median(d):.2f} s, p90 {np.percentile(d, 90):.2f} s ({allt.sets - len(settle_delays)} sets never); "
+                  f"decision time on the set's label over its repetitions: mean {np.mean(shares):.1%}, "
+                  f"from 2 s (one window) into the set {np.mean(settled_shares):.1%}")
+            total = sum(between.values())
+            print("decision time outside the sets' repetitions: " + ", ".join(
+                f"{label} {seconds / total:.1%}" for label, seconds in between.most_common()))
+        for bucket in SESSION_BUCKETS:
+            keys = sorted(k for k in tally if k.startswith(bucket + ": "))
+            print(f"by {bucket}:")
+            for key in keys:
+                print(tally[key].line(key.split(": ", 1)[1]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="what", required=True)
@@ -418,13 +737,25 @@ def main():
     p.add_argument("--config", default="", help="counter.Config overrides for the Python side of the parity check "
                    "(the Swift side runs its defaults)")
     p.set_defaults(fn=cmd_replay)
+    p = sub.add_parser("sessions", help="generated sessions (sessions.py) through posewatch replay, per set and per repetition")
+    p.add_argument("--posewatch", default=".build/release/posewatch", help="the posewatch executable (default %(default)s)")
+    p.add_argument("--dir", default="/tmp/posewatch-sessions", help="the sessions' folder (default %(default)s)")
+    p.add_argument("--generate", action="store_true", help="(re)generate the sessions first (also done when the folder has none)")
+    p.add_argument("--split", choices=["tune", "heldout"], default="heldout", help="seeds to generate (default %(default)s)")
+    p.add_argument("--count", type=int, default=40, help="sessions to generate (default %(default)s)")
+    p.add_argument("--first-seed", type=int, default=None, help="generate from this seed instead of the split's")
+    p.add_argument("--tolerance", type=float, default=1.0, help="seconds (default %(default)s)")
+    p.add_argument("--replay-args", default="", help="more arguments for posewatch replay (after --config /dev/null)")
+    p.add_argument("--no-action", action="store_true", help="skip the label-fixed runs")
+    p.add_argument("--rows", action="store_true", help="one line per set")
+    p.set_defaults(fn=cmd_sessions)
     p = sub.add_parser("videos")
     p.add_argument("--command", required=True)
     p.add_argument("--convert", default="", help="command template with {clip} and {output}")
     p.add_argument("--converted-ext", default=".y4m")
     p.set_defaults(fn=cmd_videos)
     args = ap.parse_args()
-    if not os.path.isdir(data.SHARED_DATA):
+    if args.what != "sessions" and not os.path.isdir(data.SHARED_DATA):
         print(f"{data.SHARED_DATA} is absent: nothing to evaluate", file=sys.stderr)
         sys.exit(0)
     args.fn(args)

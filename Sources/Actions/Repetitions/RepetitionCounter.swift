@@ -19,7 +19,7 @@ import PoseEstimation
 ///    pose; each move from the rest side to the other side and back is one repetition, counted when
 ///    it is back (`countsAtReturn`: its event comes at its end, not half a repetition early), or
 ///    when the signal has kept still on the far side for a second (a set that ends there). One that
-///    ends while no action is decided is held, as below.
+///    ends while no exercise is named is kept for the set, as below.
 ///
 /// 4. The first decision after a person appears also runs step 3 over the frames of the warm-up
 ///    second, so a repetition begun before the counter could decide is credited then (≤ 1 s late).
@@ -35,14 +35,16 @@ import PoseEstimation
 ///    the held joints and the window's range belong to the old image. A joint seen for the first
 ///    time during the warm-up restarts the warm-up (until then it sat at the box centre).
 ///
-/// The side tracking runs whatever the label is, so a classifier flickering to `low_confidence`
-/// for a moment does not lose the phase; counting happens only while the label is one of the five
-/// exercises, so nothing is ever counted during `other`, `no_person`, `low_confidence` or
-/// `starting_up`. A repetition seen while no action is decided (nil) is held and credited if an
-/// exercise is named at most `holdSeconds` (1 s) after it ended (the classifier's first label comes
-/// a full window after start-up); `other` drops it. A change to another exercise re-learns
-/// the rest side. Without a usable pose for `gapResetSeconds` (the person left) the window is
-/// emptied.
+/// Motion is tracked whatever the label is, so a classifier flickering to `low_confidence` or
+/// `other` does not lose the phase, and a change of label does not re-learn it. A repetition
+/// seen under an exercise's label counts at once. One seen while no exercise is named (the label
+/// comes about a window after the movement starts, so a set's first repetitions always do) is kept
+/// for the current set and credited, each with its own time, when an exercise is named: back to
+/// where the set began. The set ends, and what it kept is dropped, after `setPauseSeconds` without
+/// a repetition, when the person leaves (no usable pose for `gapResetSeconds`, which also empties
+/// the window), or once `other` has held longer than `labelLagSeconds` (older repetitions were
+/// other movement). So nothing is ever counted for `other`, `no_person`, or movement the
+/// classifier never names as an exercise.
 ///
 /// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
 /// every buffer is allocated once in `init` (5–46 µs per frame in a release build on the shared
@@ -53,9 +55,10 @@ import PoseEstimation
 /// ```swift
 /// let counter = RepetitionCounter()                  // once, at start-up
 /// // per frame:
-/// if let event = counter.process(timestamp: frame.seconds, pose: selectedPose, action: currentLabel) {
-///     leds.flash(for: event.label)                   // within 1 s of the repetition's end
-///     journal.log(repetition: event)                 // label, cumulative count, timestamp
+/// for number in counter.process(timestamp: frame.seconds, pose: selectedPose, action: currentLabel) {
+///     let event = counter.event(number: number)      // label, counts, when it happened and was counted
+///     leds.wink(for: event.label)                    // one wink per repetition
+///     journal.log(repetition: event)
 /// }
 /// ```
 /// In replay with `--action LABEL`, pass that label on every frame instead of the classifier's;
@@ -124,6 +127,9 @@ public final class RepetitionCounter {
     /// back on the rest side.
     private var legPending = false
     private var legPendingTime = 0.0
+    /// -1: the waiting repetition is of the current (labelled) exercise; otherwise its index among
+    /// the pending repetitions.
+    private var legPendingSlot = -1
     /// The raw positions of the last two usable poses (oldest first) and whose joints were confident,
     /// for the zoom check; `scaleHistoryCount` of them are valid.
     private var scaleHistory = (Pose(), Pose())
@@ -144,15 +150,25 @@ public final class RepetitionCounter {
     private var side: Int8 = 0
     private var restSide: Int8 = 0
     private var lastSideChange = -Double.infinity
-    private var lastCountableAction: ActionLabel?
-    /// A repetition that reached the far side and passed its checks, counted when the signal is back
-    /// on the rest side (`countsAtReturn`) if the label is still `awaitingAction`.
+    /// A repetition that reached the far side and passed its checks under `awaitingAction`, counted
+    /// when the signal is back on the rest side (`countsAtReturn`).
     private var awaitingReturn = false
-    private var awaitingAction: ActionLabel?
-    /// Repetitions seen while no action was decided, and when the first of them ended (back on the
-    /// rest side; infinity while it has not).
-    private var heldRepetitions = 0
-    private var heldEnd = Double.infinity
+    private var awaitingAction: ActionLabel = .squats
+    /// Repetitions of the current set seen while no exercise was named (the classifier's label lags
+    /// the movement by about its window): their times, oldest first, and whether each passed the
+    /// squat/lunge cues (legs folded, torso upright), which decide once the exercise is known.
+    private let pendingTimes: UnsafeMutablePointer<Double>
+    private let pendingPassesLegCues: UnsafeMutablePointer<Bool>
+    private var pendingCount = 0
+    /// When the last repetition was seen (counted or pending): a pause longer than
+    /// `setPauseSeconds` after it ends the set.
+    private var lastRepetitionTime = -Double.infinity
+    /// Since when the label has been `other` without an exercise named since (nil: it is not).
+    private var otherSince: Double?
+    /// The last `eventLogCapacity` events, by session number (`sessionCount` at the event, modulo).
+    private let eventLog: UnsafeMutablePointer<RepetitionEvent>
+    /// The timestamp of the frame being processed (events credited on it carry it).
+    private var frameTime = 0.0
 
     // MARK: diagnostics (cheap copies of the last frame's state, for tests and tracing)
 
@@ -160,6 +176,12 @@ public final class RepetitionCounter {
     public private(set) var lastSignal: Double = 0
     public private(set) var lastNearThreshold: Double = 0
     public private(set) var lastFarThreshold: Double = 0
+
+    /// The most repetitions waiting for a label at once; older ones are dropped first. A set of 64
+    /// repetitions done without the classifier ever naming it is not credited whole.
+    public static let maximumPendingRepetitions = 64
+    /// How many of the last events `event(number:)` keeps: more than one frame can credit.
+    public static let eventLogCapacity = 2 * maximumPendingRepetitions
 
     /// Makes a counter with all its buffers; nothing is allocated after this.
     public init(configuration: RepetitionCounterConfiguration = RepetitionCounterConfiguration()) {
@@ -191,6 +213,13 @@ public final class RepetitionCounter {
         legRestScratch.initialize(repeating: 0, count: legRestFrames + 1)
         boneRatios = .allocate(capacity: Self.bones.count)
         boneRatios.initialize(repeating: 0, count: Self.bones.count)
+        pendingTimes = .allocate(capacity: Self.maximumPendingRepetitions)
+        pendingTimes.initialize(repeating: 0, count: Self.maximumPendingRepetitions)
+        pendingPassesLegCues = .allocate(capacity: Self.maximumPendingRepetitions)
+        pendingPassesLegCues.initialize(repeating: false, count: Self.maximumPendingRepetitions)
+        eventLog = .allocate(capacity: Self.eventLogCapacity)
+        eventLog.initialize(repeating: RepetitionEvent(label: .squats, count: 0, sessionCount: 0, time: 0, creditedAt: 0),
+                            count: Self.eventLogCapacity)
     }
 
     deinit {
@@ -205,6 +234,9 @@ public final class RepetitionCounter {
         torsoHeights.deallocate()
         legRestScratch.deallocate()
         boneRatios.deallocate()
+        pendingTimes.deallocate()
+        pendingPassesLegCues.deallocate()
+        eventLog.deallocate()
     }
 
     // MARK: public API
@@ -219,51 +251,56 @@ public final class RepetitionCounter {
     public func resetSession() {
         perAction.update(repeating: 0, count: ActionLabel.countable.count)
         sessionCount = 0
-        lastCountableAction = nil
         resetMotion()
+    }
+
+    /// The event that brought the session count to `number` (1 = the session's first repetition),
+    /// for the numbers `process` returned: the log keeps the last `eventLogCapacity` of them.
+    public func event(number: Int) -> RepetitionEvent {
+        precondition(number >= 1 && number <= sessionCount && sessionCount - number < Self.eventLogCapacity,
+                     "repetition \(number) is not in the event log")
+        return eventLog[number % Self.eventLogCapacity]
     }
 
     /// Feeds one frame: its timestamp (seconds, increasing), the selected person's pose or nil, and
     /// the current action (nil while the reported decision is not an action: `no_person`,
-    /// `low_confidence`, `starting_up`). Returns the repetition counted on this frame, if any.
+    /// `low_confidence`, `starting_up`). Returns the session numbers of the repetitions counted on
+    /// this frame (usually empty, one on the frame a repetition is seen under an exercise's label,
+    /// several when a set's first repetitions are credited as the label arrives); read each with
+    /// `event(number:)` before the next call.
     ///
     /// Call once per frame at the model frame rate, with nil for frames without a person, so the
     /// window stays aligned to time. Allocation-free.
-    public func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> RepetitionEvent? {
-        if let action, action.isCountable {
-            if let previous = lastCountableAction, previous != action {
-                // Another exercise has another rest pose: settle afresh (the window stays, the
-                // motion axis follows within a few frames).
-                side = 0
-                restSide = 0
-                legPending = false
-                awaitingReturn = false
-            }
-            lastCountableAction = action
-        }
-        var credited = 0
-        if heldRepetitions > 0 {
-            if action == .other || timestamp - heldEnd > configuration.holdSeconds {
-                heldRepetitions = 0  // not an exercise after all, or named too late to be on time
-            } else if action?.isCountable == true {
-                credited = heldRepetitions
-                heldRepetitions = 0
-            }
-        }
+    public func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> Range<Int> {
+        let firstNumber = sessionCount + 1
+        frameTime = timestamp
         if timestamp - lastPoseTime > configuration.gapResetSeconds {
             // Nobody for a while: whoever comes next starts from scratch.
             resetMotion()
         }
-        guard let pose, appendFeatures(of: pose, timestamp: timestamp) else {
-            return record(credited, action: action, timestamp: timestamp)
+        if pendingCount > 0, timestamp - lastRepetitionTime > configuration.setPauseSeconds {
+            pendingCount = 0  // the set ended before anyone named it
         }
-        lastPoseTime = timestamp
-        // A warm-up longer than the window would never end: the full window is enough.
-        guard rows >= min(configuration.warmUpFrames, capacity) else {
-            return record(credited, action: action, timestamp: timestamp)
+        if let action, action.isCountable {
+            otherSince = nil
+            creditPending(to: action)
+        } else if action == .other {
+            let since = otherSince ?? timestamp
+            otherSince = since
+            if timestamp - since > configuration.labelLagSeconds {
+                // `other` for longer than the label can lag: what it saw before was other movement.
+                dropPending(before: timestamp - configuration.labelLagSeconds)
+            }
         }
-        updateAxisAndProjection()
-        return decide(timestamp: timestamp, action: action, credited: credited)
+        if let pose, appendFeatures(of: pose, timestamp: timestamp) {
+            lastPoseTime = timestamp
+            // A warm-up longer than the window would never end: the full window is enough.
+            if rows >= min(configuration.warmUpFrames, capacity) {
+                updateAxisAndProjection()
+                decide(timestamp: timestamp, action: action)
+            }
+        }
+        return firstNumber..<(sessionCount + 1)
     }
 
     // MARK: steps
@@ -287,7 +324,9 @@ public final class RepetitionCounter {
         restartWindow()
         scaleHistoryCount = 0
         seenJoints = 0
-        heldRepetitions = 0  // whoever did them has left
+        pendingCount = 0  // whoever did them has left
+        otherSince = nil
+        lastRepetitionTime = -Double.infinity
     }
 
     /// A held joint relative to the box, in box sizes. A joint never seen since the reset sits at the
@@ -520,17 +559,71 @@ public final class RepetitionCounter {
         }
     }
 
-    /// Adds `repetitions` to the counts of `action` (when it is an exercise) and makes their event.
-    private func record(_ repetitions: Int, action: ActionLabel?, timestamp: Double) -> RepetitionEvent? {
-        guard repetitions > 0, let action, let index = action.countableIndex else { return nil }
-        perAction[index] += repetitions
-        sessionCount += repetitions
-        return RepetitionEvent(label: action, count: perAction[index], sessionCount: sessionCount, timestamp: timestamp,
-                               repetitions: repetitions)
+    /// Counts one repetition of `action` that happened at `time`, credited on the current frame.
+    private func count(_ action: ActionLabel, at time: Double) {
+        guard let index = action.countableIndex else { return }
+        perAction[index] += 1
+        sessionCount += 1
+        eventLog[sessionCount % Self.eventLogCapacity] = RepetitionEvent(
+            label: action, count: perAction[index], sessionCount: sessionCount, time: time, creditedAt: frameTime)
+    }
+
+    /// An exercise is named: the repetitions of the current set seen before it was (that pass its
+    /// cues) count now, each with its own time.
+    private func creditPending(to action: ActionLabel) {
+        guard pendingCount > 0 else { return }
+        let gated = Self.isStandingLegExercise(action)
+        let waiting = legPending && legPendingSlot >= 0 ? legPendingSlot : -1
+        for index in 0..<pendingCount where !gated || (pendingPassesLegCues[index] && index != waiting) {
+            count(action, at: pendingTimes[index])
+        }
+        if waiting >= 0 {
+            // Still folding its legs: a squat or lunge now, counted when they have (or dropped).
+            if gated { legPendingSlot = -1 } else { legPending = false }
+        }
+        pendingCount = 0
+    }
+
+    /// Forgets the pending repetitions seen before `time`.
+    private func dropPending(before time: Double) {
+        var dropped = 0
+        while dropped < pendingCount, pendingTimes[dropped] < time { dropped += 1 }
+        removeOldestPending(dropped)
+    }
+
+    private func removeOldestPending(_ dropped: Int) {
+        guard dropped > 0 else { return }
+        for index in dropped..<max(dropped, pendingCount) {
+            pendingTimes[index - dropped] = pendingTimes[index]
+            pendingPassesLegCues[index - dropped] = pendingPassesLegCues[index]
+        }
+        pendingCount -= dropped
+        if legPending, legPendingSlot >= 0 {
+            legPendingSlot -= dropped
+            if legPendingSlot < 0 { legPending = false }
+        }
+    }
+
+    /// Keeps a repetition seen while no exercise is named, with whether it already passed the
+    /// squat/lunge cues (if its legs fold a little later, `checkPendingLegs` marks it then).
+    /// `passedCues`: already judged (a repetition kept at its end, `follow`).
+    private func addPending(at time: Double, passedCues: Bool = false) {
+        if pendingCount == Self.maximumPendingRepetitions { removeOldestPending(1) }
+        if passedCues { lastRepetitionTime = time }
+        let upright = passedCues || !configuration.requiresUprightTorso || torsoUpright(at: time)
+        let folded = passedCues || configuration.legCueShinLengths <= 0 || legsFolded(until: time)
+        pendingTimes[pendingCount] = time
+        pendingPassesLegCues[pendingCount] = upright && folded
+        if upright, !folded {
+            legPending = true
+            legPendingTime = time
+            legPendingSlot = pendingCount
+        }
+        pendingCount += 1
     }
 
     /// Smooths the projection, places the thresholds in its range and moves between the sides.
-    private func decide(timestamp: Double, action: ActionLabel?, credited: Int) -> RepetitionEvent? {
+    private func decide(timestamp: Double, action: ActionLabel?) {
         let count = rows
         let span = configuration.smoothingFrames
         let stillFrames = configuration.stillFrames
@@ -554,16 +647,13 @@ public final class RepetitionCounter {
         lastNearThreshold = low + margin
         lastFarThreshold = high - margin
         // Too little motion to be a repetition: the sides stay as they are.
-        guard range >= Double(configuration.minimumRange) else {
-            return record(credited, action: action, timestamp: timestamp)
-        }
-        var counted = 0
+        guard range >= Double(configuration.minimumRange) else { return }
         if !creditedWarmUp {
             creditedWarmUp = true
             if configuration.creditsWarmUp {
                 // The frames before this one that are at most a warm-up old go through the same
                 // logic (with this window's thresholds), so a repetition done while the counter was
-                // warming up is not lost; it is credited now, at most `warmUpSeconds` late.
+                // warming up is not lost; it is counted now, with its own time.
                 let oldest = rows < capacity ? 0 : nextRow
                 for step in 0..<(count - 1) {
                     let time = times[(oldest + step) % capacity]
@@ -572,82 +662,90 @@ public final class RepetitionCounter {
                     let first = max(0, step - span + 1)
                     for index in first...step { smoothed += projection[index] }
                     smoothed /= Double(step - first + 1)
-                    follow(value: smoothed, time: time, low: low, high: high, margin: margin, still: false,
-                           action: action, counted: &counted)
+                    follow(value: smoothed, time: time, low: low, high: high, margin: margin, still: false, action: action)
                 }
             }
         }
         let still = configuration.stillSeconds > 0 && count >= stillFrames
             && recentHigh - recentLow < configuration.stillShare * range
-        follow(value: current, time: timestamp, low: low, high: high, margin: margin, still: still,
-               action: action, counted: &counted)
-        return record(counted + credited, action: action, timestamp: timestamp)
+        follow(value: current, time: timestamp, low: low, high: high, margin: margin, still: still, action: action)
     }
 
     /// One smoothed value through the sides and the checks: a repetition that reaches the far side
     /// (and passes the checks in `tally`, or its legs fold later, `checkPendingLegs`) counts there,
     /// or with `countsAtReturn` when the signal is back on the rest side under the same label, or
-    /// has kept `still` on the far side (held, as in `tally`, when the label is undecided then).
+    /// has kept `still` on the far side (kept for the set when no exercise is named then).
     @inline(__always)
     private func follow(value: Double, time: Double, low: Double, high: Double, margin: Double, still: Bool,
-                        action: ActionLabel?, counted: inout Int) {
-        var seen = 0
+                        action: ActionLabel?) {
         let move = advance(value: value, time: time, low: low, high: high, margin: margin)
         if move == .toFar {
-            tally(&seen, action: action, time: time)
+            tally(action: action, time: time)
         } else {
-            checkPendingLegs(&seen, action: action, time: time)
+            checkPendingLegs(action: action, time: time)
         }
-        guard configuration.countsAtReturn else {
-            counted += seen
-            return
-        }
-        if seen > 0, action?.isCountable == true {  // under `other` nothing is counted, now or later
-            awaitingReturn = true
-            awaitingAction = action
-        }
-        if awaitingReturn, move == .toRest || (side != 0 && side != restSide && still) {
-            awaitingReturn = false
-            if action == awaitingAction {
-                counted += 1
-            } else if action == nil, configuration.holdSeconds > 0 {
-                // Undecided at its end (a `low_confidence` flicker inside the set): held as a
-                // repetition seen while undecided is, credited if the exercise is named in time.
-                if heldRepetitions == 0 { heldEnd = time }
-                heldRepetitions += 1
-            }
+        guard awaitingReturn, move == .toRest || (side != 0 && side != restSide && still) else { return }
+        awaitingReturn = false
+        if action == awaitingAction {
+            count(awaitingAction, at: time)
+        } else if action?.isCountable != true {
+            // No exercise named at its end (a `low_confidence` flicker, the label lagging): kept for
+            // the set like a repetition seen then, its cues already passed.
+            addPending(at: time, passedCues: true)
         }
     }
 
-    /// One repetition seen (its crossing at `time`): counted, or held while no action is decided
-    /// (until an exercise is named, see `process`); under `other` it is neither. A squat or lunge
-    /// whose legs did not fold is not counted.
+    /// Counts a repetition that passed its checks: now, or with `countsAtReturn` at its end (see
+    /// `follow`).
     @inline(__always)
-    private func tally(_ counted: inout Int, action: ActionLabel?, time: Double) {
-        if action == nil, configuration.holdSeconds > 0 {
-            if heldRepetitions == 0 { heldEnd = .infinity }
-            heldRepetitions += 1
-        } else if Self.isStandingLegExercise(action), configuration.requiresUprightTorso, !torsoUpright(at: time) {
+    private func countOrAwait(_ action: ActionLabel, at time: Double) {
+        if configuration.countsAtReturn {
+            awaitingReturn = true
+            awaitingAction = action
+        } else {
+            count(action, at: time)
+        }
+    }
+
+    /// One repetition seen (its crossing at `time`): counted under an exercise's label, kept for
+    /// the set's label while none is named (`other` included: the label lags the movement; see
+    /// `process`). A squat or lunge whose legs did not fold, or done bent over, is not counted.
+    @inline(__always)
+    private func tally(action: ActionLabel?, time: Double) {
+        lastRepetitionTime = time
+        guard let action, action.isCountable else {
+            addPending(at: time)
+            return
+        }
+        if Self.isStandingLegExercise(action), configuration.requiresUprightTorso, !torsoUpright(at: time) {
             return  // bent over or lying down: not a squat or lunge
         } else if Self.isStandingLegExercise(action), configuration.legCueShinLengths > 0, !legsFolded(until: time) {
             legPending = true
             legPendingTime = time
+            legPendingSlot = -1
         } else {
-            counted += 1
+            countOrAwait(action, at: time)
         }
     }
 
-    /// A squat or lunge waiting for its legs to fold (see `legPending`) counts on this frame if they
-    /// have; it is dropped once the label is no longer that kind of exercise or the wait is over.
+    /// A repetition waiting for its legs to fold (see `legPending`: a squat or lunge, or a pending
+    /// repetition whose exercise is not named yet) passes on this frame if they have; the wait ends
+    /// once the label is no longer that kind of exercise, after `legCueDeferSeconds`, or back on
+    /// the rest side.
     @inline(__always)
-    private func checkPendingLegs(_ counted: inout Int, action: ActionLabel?, time: Double) {
+    private func checkPendingLegs(action: ActionLabel?, time: Double) {
         guard legPending, side != 0, side != restSide else { return }
-        if !Self.isStandingLegExercise(action)
+        let waitingForLabel = legPendingSlot >= 0
+        if (!waitingForLabel && !Self.isStandingLegExercise(action))
             || (configuration.legCueDeferSeconds > 0 && time - legPendingTime > configuration.legCueDeferSeconds) {
             legPending = false
         } else if legsFolded(until: time) {
             legPending = false
-            if !configuration.requiresUprightTorso || torsoUpright(at: time) { counted += 1 }
+            if waitingForLabel {
+                pendingPassesLegCues[legPendingSlot] = true
+            } else if let action, !configuration.requiresUprightTorso || torsoUpright(at: time) {
+                countOrAwait(action, at: legPendingTime)
+            }
         }
     }
 
@@ -724,9 +822,6 @@ public final class RepetitionCounter {
         if newSide == restSide {
             lastRestTime = time
             legPending = false
-        }
-        if newSide == restSide, heldRepetitions > 0, heldEnd == .infinity {
-            heldEnd = time  // the first held repetition has ended
         }
         return newSide != restSide ? .toFar : .toRest
     }

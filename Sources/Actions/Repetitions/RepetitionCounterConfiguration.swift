@@ -11,13 +11,18 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// On the first decision after a (re)start, run the side logic over the warm-up's frames too, so
     /// repetitions done while the counter was warming up count (credited at most `warmUpSeconds` late).
     public var creditsWarmUp = true
-    /// A repetition seen while no action is decided (`starting_up`, `low_confidence`, `no_person`:
-    /// `action` nil) is held, and credited to the exercise named no later than this many seconds
-    /// after the first held repetition ended (the signal back on the rest side), so its event still
-    /// comes within 1 s of its end; `other`, that limit or the person leaving drops them. The
-    /// classifier needs a full window (about 2 s) before its first label, and what a person does in
-    /// that time would otherwise never count. 0 turns holding off.
-    public var holdSeconds: Double = 1
+    /// A repetition seen while no exercise is named (`starting_up`, `low_confidence`, `no_person`,
+    /// `other`) is kept for the current set and credited, with its own time, when the classifier
+    /// names an exercise: its label comes a window (about 2 s) after the movement, so a set's first
+    /// repetitions always happen before it, and a brief flicker inside a set would otherwise lose
+    /// some. The set ends (its unnamed repetitions are dropped) after this long without a
+    /// repetition, when the person leaves (`gapResetSeconds`), or when `other` holds for longer
+    /// than `labelLagSeconds`. The slowest repetitions take about 3 s.
+    public var setPauseSeconds: Double = 5
+    /// How long the classifier's label can lag the movement: `other` held for longer than this
+    /// means what it saw before was other movement, and the unnamed repetitions older than this go
+    /// (nothing is ever counted for `other`).
+    public var labelLagSeconds: Double = 3
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

@@ -1,4 +1,4 @@
-/// One counted repetition: what the LEDs flash for and the journal logs.
+/// One counted repetition: what the LEDs wink for and the journal logs.
 ///
 /// A plain value (no references, no strings built per event), so emitting one costs nothing.
 public struct RepetitionEvent: Equatable, Sendable {
@@ -8,17 +8,23 @@ public struct RepetitionEvent: Equatable, Sendable {
     public var count: Int
     /// The cumulative count over all actions in this session, this repetition included.
     public var sessionCount: Int
-    /// The timestamp (seconds) of the frame on which the repetition was counted.
-    public var timestamp: Double
-    /// How many repetitions this event adds: 1, or more when repetitions done during the counter's
-    /// warm-up are credited together as it ends (`count` already includes them all).
-    public var repetitions: Int
+    /// When the repetition happened (seconds on the counter's clock): the frame on which the
+    /// motion crossed into its far half.
+    public var time: Double
+    /// When it was counted: the same frame, or later when the repetition was seen before the
+    /// classifier named the exercise and is credited as it does.
+    public var creditedAt: Double
 
-    public init(label: ActionLabel, count: Int, sessionCount: Int, timestamp: Double, repetitions: Int = 1) {
+    public init(label: ActionLabel, count: Int, sessionCount: Int, time: Double, creditedAt: Double) {
         self.label = label
         self.count = count
         self.sessionCount = sessionCount
-        self.timestamp = timestamp
-        self.repetitions = repetitions
+        self.time = time
+        self.creditedAt = creditedAt
     }
+
+    /// Seconds between the repetition and its count (0 when counted as it happened).
+    public var lateness: Double { creditedAt - time }
+    /// Whether it was counted on a later frame than the one it happened on.
+    public var isCreditedLate: Bool { lateness > 1e-6 }
 }

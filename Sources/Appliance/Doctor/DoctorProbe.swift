@@ -1,5 +1,4 @@
 import Actions
-import CActionModel
 import Capture
 import Outputs
 import PoseEstimation
@@ -76,12 +75,12 @@ public enum DoctorProbe {
             let path = configuration.classifierModelPath
             return modelFile(role: "action classifier", path: path, expected: nil, loadError: classifierLoadError(path))
         }
-        let bytes = UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size())
+        let bytes = ActionClassifier.embeddedModelBytes
         do {
             _ = try ActionClassifier.embedded()
             // The recipe's fingerprint of the model it wrote: differs only in a stale developer build.
             return .init(role: "action classifier", path: "built in", contents: .success((bytes.count, SHA256.hexDigest(of: bytes))),
-                         expectedSHA256: String(cString: pw_embedded_classifier_expected_sha256()))
+                         expectedSHA256: ActionClassifier.embeddedModelExpectedSHA256)
         } catch {
             return .init(role: "action classifier", path: "built in",
                          contents: .failure(SystemCallError("load", "built-in classifier: \(error.description)", .invalidArgument)), expectedSHA256: nil)

@@ -111,7 +111,7 @@ struct ReplayCommand: ParsableCommand {
     static func report(_ step: ActionPipelineStep, pipeline: borrowing ActionPipeline, seconds: Double,
                        into report: inout ReplayReport) throws(ModelRunFailure) {
         if let failure = step.classifierFailure { throw ModelRunFailure("at \(seconds) s: \(failure)") }
-        if let repetition = step.repetition { report.repetition(repetition, at: seconds) }
+        for number in step.repetitions { report.repetition(pipeline.counter.event(number: number), at: seconds) }
         if let decision = step.decision { report.decision(decision, at: seconds, repetitions: pipeline.summary.repetitions) }
     }
 }
@@ -135,7 +135,7 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
             guard outcome == .frame, loaded else { continue }
             let estimate: PoseEstimate
             do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
-            let seconds = Double(estimate.timestamp.nanoseconds - first!.nanoseconds) / 1e9
+            let seconds = (estimate.timestamp - first!).seconds
             try ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
         }
         report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)

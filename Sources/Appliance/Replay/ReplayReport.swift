@@ -25,13 +25,17 @@ struct ReplayReport {
         }
     }
 
+    /// A counted repetition: `t` is when it was counted, `at` when it happened (earlier when it was
+    /// credited as the classifier named the exercise).
     func repetition(_ repetition: RepetitionEvent, at seconds: Double) {
         switch format {
         case .jsonl:
             emit(.object([("t", .number(Self.rounded(seconds, 3))), ("event", .string("rep")),
-                          ("label", .string(repetition.label.rawValue)), ("count", .integer(repetition.count))]))
+                          ("label", .string(repetition.label.rawValue)), ("count", .integer(repetition.count)),
+                          ("at", .number(Self.rounded(repetition.time, 3)))]))
         case .text:
-            print("\(Self.clock(seconds))    rep \(repetition.count) of \(repetition.label.rawValue)")
+            let late = repetition.isCreditedLate ? " (done at \(Self.clock(repetition.time)))" : ""
+            print("\(Self.clock(seconds))    rep \(repetition.count) of \(repetition.label.rawValue)\(late)")
         }
     }
 

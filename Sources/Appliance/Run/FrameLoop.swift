@@ -7,10 +7,10 @@ import PoseEstimation
 import Glibc
 #endif
 
-/// The appliance's one loop (ARCHITECTURE.md): camera frames, signals (signalfd), and every timer
-/// (LED blinking, the watchdog ping, the periodic summary) wake the same `poll()`. Each frame goes
-/// camera → pose model → action pipeline → LEDs and journal; nothing else runs concurrently
-/// (inference may use the core's worker pool inside one invoke).
+/// The appliance's one loop, the one place where time passes: camera frames, signals (signalfd),
+/// and every timer (LED blinking, the watchdog ping, the periodic summary) wake the same `poll()`.
+/// Each frame goes camera → pose model → action pipeline → LEDs and journal; nothing else runs
+/// concurrently (inference may use the core's worker pool inside one invoke).
 ///
 /// Time-keeping outputs (LED patterns, the watchdog ping) are serviced after every wake-up and,
 /// while the pose model runs, between its operators (`TimedOutputs`), so they do not depend on how
@@ -43,8 +43,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private var stopReason: String?
     private var exitStatus = ExitStatus.success
     private var lastDropped = 0
-    private var nextSummary = MonotonicInstant(nanoseconds: 0)
-    private var nextStatus = MonotonicInstant(nanoseconds: 0)
+    private var nextSummary = MonotonicInstant.zero
+    private var nextStatus = MonotonicInstant.zero
     private var firstFrameTime: MonotonicInstant?
     /// The capture time of the newest frame processed (cameras only: file timestamps are stream time).
     private var newestFrameTime: MonotonicInstant?
@@ -90,7 +90,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     /// Runs until SIGTERM/SIGINT (or the end of a file input); returns the exit status.
     mutating func run() -> Int32 {
         var now = MonotonicInstant.now()
-        nextSummary = MonotonicInstant(nanoseconds: now.nanoseconds + Int64(configuration.summaryIntervalSeconds) * 1_000_000_000)
+        nextSummary = now + .seconds(Int64(configuration.summaryIntervalSeconds))
         nextStatus = now
         logger.notice("posewatch \(PosewatchVersion.current) started: \(pipeline.classifier.metadata.labels.count) actions at \(pipeline.framesPerSecond) fps, LEDs \(configuration.ledBackend.rawValue)",
                       LogFields(event: .start, fps: pipeline.framesPerSecond))
@@ -122,7 +122,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             let allocationsBeforeFrame = allocations.count
             let servicingBeforeFrame = outputs.allocationsWhileServicing
             if waitsInSource {
-                let untilDeadline = max(0, (deadline.nanoseconds - MonotonicInstant.now().nanoseconds) / 1_000_000)
+                let untilDeadline = max(0, (deadline - MonotonicInstant.now()).wholeMilliseconds)
                 processFrame(timeoutMilliseconds: Int32(min(untilDeadline, 100)))
             } else if cameraDescriptor == nil || pollSet.isReadable(Self.cameraSlot) || pollSet.hasFailed(Self.cameraSlot)
                         || pollSet.returnedEvents(Self.cameraSlot) & Int16(POLLPRI) != 0 {
@@ -163,16 +163,19 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             let start = firstFrameTime ?? estimate.timestamp
             firstFrameTime = start
             if Source.isCamera { newestFrameTime = estimate.timestamp }
-            let seconds = Double(estimate.timestamp.nanoseconds - start.nanoseconds) / 1e9
+            let seconds = (estimate.timestamp - start).seconds
             let step = pipeline.process(estimate.pose, at: seconds)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
+            // What the LEDs show starts now, after the frame's inference: from `now` (read before
+            // it) a 150 ms wink could be over before the LEDs are next written on a slow board.
+            let shown = MonotonicInstant.now()
             if let failure = step.classifierFailure {
                 if Self.modelFailed(&classifierErrors, failure.description, at: now, logger: logger) { stopForFailingModel() }
             } else if let decision = step.decision {
                 logger.recovered(from: &classifierErrors, at: now, "the classifier runs again", LogFields(event: .error))
-                show(decision, at: now)
+                show(decision, at: shown)
             }
-            if let repetition = step.repetition { counted(repetition, at: now) }
+            for number in step.repetitions { counted(pipeline.counter.event(number: number), at: shown) }
             outputs.lastProgress = finished
             if !isReady {
                 isReady = true
@@ -241,8 +244,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             outputs.leds.repetitionCounted(action: index, at: now)
             summary.repetitionCounted(action: index)
         }
-        logger.info("\(repetition.label.rawValue): rep \(repetition.count)",
-                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count))
+        // When it happened on the wall clock: now, less how late it was credited.
+        let lateness = repetition.lateness
+        let happened = WallClock.microsecondsSinceEpoch() - Int((lateness * 1e6).rounded())
+        let late = repetition.isCreditedLate ? Int((lateness * 1000).rounded()) : nil
+        logger.info("\(repetition.label.rawValue): rep \(repetition.count)\(late == nil ? "" : " (credited late)")",
+                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count,
+                              repetitionRealtimeMicroseconds: happened, repetitionLateMilliseconds: late))
     }
 
     // MARK: LEDs, timers, signals
@@ -256,11 +264,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private mutating func runTimers(at now: MonotonicInstant) {
         if now >= nextStatus {
             sendStatus(at: now)
-            nextStatus = MonotonicInstant(nanoseconds: now.nanoseconds + 5_000_000_000)
+            nextStatus = now + .seconds(5)
         }
         if now >= nextSummary {
             logSummary(at: now, final: false)
-            nextSummary = MonotonicInstant(nanoseconds: now.nanoseconds + Int64(configuration.summaryIntervalSeconds) * 1_000_000_000)
+            nextSummary = now + .seconds(Int64(configuration.summaryIntervalSeconds))
         }
     }
 
@@ -280,7 +288,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             // interval's counts are exact up to that frame (drops are known from the driver's
             // sequence numbers only once a later frame is dequeued), so camera rate =
             // (FRAMES + DROPPED_FRAMES) / the time between two summaries' newest frames.
-            let age = Double(now.nanoseconds - newestFrameTime.nanoseconds) / 1e6
+            let age = (now - newestFrameTime).milliseconds
             fields.extra.append(LogField("FRAME_AGE_MS", .decimal(age, fractionDigits: 1)))
         }
         if allocations.count != nil {
@@ -363,6 +371,6 @@ enum ModelFailurePolicy {
     /// Whether the failures of `episode`, the newest at `now`, stop the loop.
     static func mustStop(_ episode: ErrorEpisode, at now: MonotonicInstant) -> Bool {
         guard let start = episode.startedAt else { return false }
-        return Double(now.nanoseconds - start.nanoseconds) / 1e9 >= limitSeconds
+        return (now - start).seconds >= limitSeconds
     }
 }

@@ -8,9 +8,9 @@ import Outputs
 /// The loop services them after every wake-up, and, through `InvokeServicePoint`, between the
 /// pose model's operators while one inference runs. So a heartbeat stays a heartbeat and the
 /// watchdog is fed on a machine where one frame takes longer than a pulse (a slow board, software
-/// emulation), without a second thread (ARCHITECTURE.md: one loop). Servicing reads the clock at
-/// most every `operatorsPerClockRead` operators, allocates nothing, and writes a GPIO line only when
-/// its level changes.
+/// emulation), without a second thread (posewatch has one loop, the one place where time passes).
+/// Servicing reads the clock at most every `operatorsPerClockRead` operators, allocates nothing,
+/// and writes a GPIO line only when its level changes.
 ///
 /// The watchdog stays honest: it is fed only while frames keep coming (`lastProgress` within
 /// `maxStallNanoseconds`) or the camera is known lost, so an inference that never ends, or a loop
@@ -83,9 +83,9 @@ struct TimedOutputs<Lines: LEDLines & ~Copyable>: ~Copyable {
         guard let watchdog, now >= nextWatchdogPing else { return }
         // A loop that turns but gets no frames while the camera is not known lost is stuck in a
         // way the camera source did not notice: stop feeding the watchdog so systemd restarts us.
-        let stalled = !isCameraLost && now.nanoseconds - lastProgress.nanoseconds > maxStallNanoseconds
+        let stalled = !isCameraLost && (now - lastProgress).nanoseconds > maxStallNanoseconds
         if !stalled { try? notifier.watchdog() }
-        nextWatchdogPing = MonotonicInstant(nanoseconds: now.nanoseconds + watchdog.pingIntervalNanoseconds)
+        nextWatchdogPing = now + .nanoseconds(watchdog.pingIntervalNanoseconds)
     }
 
     /// The next instant something here is due (for the loop's timerfd), at or after `now`.

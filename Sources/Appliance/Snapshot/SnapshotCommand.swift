@@ -96,13 +96,13 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
         var first: MonotonicInstant?
         var picture: RGBImage?
         var seconds = 0.0
-        let deadline = wallClockLimitSeconds.map { MonotonicInstant.now().nanoseconds + Int64($0 * 1e9) } ?? .max
-        while MonotonicInstant.now().nanoseconds < deadline {
+        let deadline = wallClockLimitSeconds.map { MonotonicInstant.now() + MonotonicDuration(seconds: $0) } ?? MonotonicInstant(nanoseconds: .max)
+        while MonotonicInstant.now() < deadline {
             var taken = false, loaded = false
             let outcome = source.nextFrame(timeoutMilliseconds: 1000) { frame in
                 let start = first ?? frame.timestamp
                 first = start
-                seconds = Double(frame.timestamp.nanoseconds - start.nanoseconds) / 1e9
+                seconds = (frame.timestamp - start).seconds
                 guard seconds + 1 >= at else { return .used }
                 guard estimator.loadInput(from: frame) else { return .broken }
                 loaded = true

@@ -413,7 +413,7 @@ private struct ModelParser {
         if code.code == .custom {
             throw .unsupported("operator \(index): custom operator '\(code.customName ?? "")' is not supported")
         }
-        guard let maximumVersion = KernelRegistry.supportedVersions[code.code] else {
+        guard let maximumVersion = OperatorTable.supportedVersions[code.code] else {
             throw .unsupported("operator \(index): \(code.code.name) (version \(code.version)) is not supported")
         }
         guard code.version >= 1, code.version <= maximumVersion else {

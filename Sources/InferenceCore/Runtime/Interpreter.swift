@@ -28,7 +28,10 @@ public final class Interpreter {
     /// manual allocation so `invoke()` can hand kernels a buffer without any closure or copy.
     private let tensorData: UnsafeMutableBufferPointer<UnsafeMutableRawPointer>
     private let nodes: [PreparedNode]
-    private let scratchPointers: [UnsafeMutableRawPointer]
+    /// The invoke loop's view of `nodes`, in execution order.
+    private let steps: [InvokeStep]
+    /// Every node's input and output tensor indices, one allocation the steps point into.
+    private let stepIndices: UnsafeMutableBufferPointer<Int>
     private let ownedConstants: [UnsafeMutableRawPointer]
     /// Worker threads for the optimised kernels (created here, once; `registry.threadCount`).
     private let pool: WorkerPool
@@ -125,11 +128,31 @@ public final class Interpreter {
 
         nodes = prepared
         let arenaBase = arena
-        scratchPointers = prepared.indices.map { plan.offsets[tensors.count + $0].map { arenaBase + $0 } ?? arenaBase }
+        let indexCount = prepared.reduce(0) { $0 + $1.inputs.count + $1.outputs.count }
+        let indices = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(indexCount, 1))
+        var steps: [InvokeStep] = []
+        steps.reserveCapacity(prepared.count)
+        var next = 0
+        for (index, node) in prepared.enumerated() {
+            func store(_ values: [Int]) -> UnsafeBufferPointer<Int> {
+                let start = next
+                for value in values {
+                    indices[next] = value
+                    next += 1
+                }
+                return UnsafeBufferPointer(rebasing: indices[start..<next])
+            }
+            let inputs = store(node.inputs), outputs = store(node.outputs)
+            steps.append(InvokeStep(evaluate: node.evaluate, inputIndices: inputs, outputIndices: outputs,
+                                    scratch: plan.offsets[tensors.count + index].map { arenaBase + $0 } ?? arenaBase))
+        }
+        stepIndices = indices
+        self.steps = steps
     }
 
     deinit {
         tensorData.deallocate()
+        stepIndices.deallocate()
         arena.deallocate()
         for pointer in ownedConstants { pointer.deallocate() }
     }
@@ -173,36 +196,25 @@ public final class Interpreter {
     }
 
     /// The kernel each node runs, by name ("reference" or e.g. "conv-gemm-8x16c4-avx512vnni").
-    public var kernelNames: [String] { nodes.map { $0.optimized?.name ?? "reference" } }
+    public var kernelNames: [String] { nodes.map(\.kernelName) }
 
     /// Runs every node once, in order. Allocation-free.
     /// - Throws: `ModelError` of kind `.evaluation` for run-time data a kernel cannot handle
     ///   (a gather index out of range, an integer division by zero).
     public func invoke() throws(ModelError) {
-        let data = UnsafeBufferPointer(tensorData)
-        let workers = pool.pointer
-        for index in nodes.indices {
-            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
-        }
+        var service = NoServicePoint()
+        var profiler = NoProfiler()
+        try evaluateNodes(servicing: &service, profiler: &profiler)
     }
 
     /// `invoke()` that also adds each node's wall time in nanoseconds (CLOCK_MONOTONIC) to
-    /// `nanoseconds[node]`, for `posewatch bench --kernels`. Kept apart from `invoke()` so the frame
-    /// path reads no clock. `nanoseconds` needs one element per node.
+    /// `nanoseconds[node]`, for `posewatch bench --kernels`. Only this entry point reads the clock:
+    /// the frame path's loop is specialised without it. `nanoseconds` needs one element per node.
     public func invoke(addingNodeTimesTo nanoseconds: UnsafeMutableBufferPointer<UInt64>) throws(ModelError) {
         precondition(nanoseconds.count >= nodes.count, "one time slot per node")
-        let data = UnsafeBufferPointer(tensorData)
-        let workers = pool.pointer
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        var last = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-        for index in nodes.indices {
-            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            let now = UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-            nanoseconds[index] &+= now &- last
-            last = now
-        }
+        var service = NoServicePoint()
+        var profiler = NodeClock(nanoseconds: nanoseconds)
+        try evaluateNodes(servicing: &service, profiler: &profiler)
     }
 
     /// Runs every node once, in order, calling `service` between consecutive operators (see
@@ -210,12 +222,68 @@ public final class Interpreter {
     /// `invoke()`.
     /// - Throws: as `invoke()`.
     public func invoke<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) throws(ModelError) {
+        var profiler = NoProfiler()
+        try evaluateNodes(servicing: &service, profiler: &profiler)
+    }
+
+    /// The one invoke loop. Generic, and specialised for each caller, so `invoke()` compiles to
+    /// the bare loop: the empty service point and profiler cost nothing.
+    @inline(__always)
+    private func evaluateNodes<Service: InvokeServicePoint & ~Copyable, Profiler: NodeProfiler>(
+        servicing service: inout Service, profiler: inout Profiler
+    ) throws(ModelError) {
         let data = UnsafeBufferPointer(tensorData)
         let workers = pool.pointer
-        let last = nodes.count - 1
-        for index in nodes.indices {
-            try nodes[index].evaluate(data, scratch: scratchPointers[index], pool: workers)
+        let last = steps.count - 1
+        profiler.start()
+        for index in steps.indices {
+            let step = steps[index]
+            let tensors = NodeTensors(data: data, inputIndices: step.inputIndices, outputIndices: step.outputIndices,
+                                      scratch: step.scratch, pool: workers)
+            if let failure = step.evaluate(tensors) {
+                throw ModelError(.evaluation, "\(nodes[index].label): \(failure)")
+            }
+            profiler.nodeFinished(index)
             if index < last { service.operatorFinished(index) }
         }
     }
+}
+
+/// The invoke loop's profiling hook: told when the loop starts and when each node has finished.
+protocol NodeProfiler {
+    mutating func start()
+    mutating func nodeFinished(_ index: Int)
+}
+
+/// No profiling (`invoke()`, `invoke(servicing:)`): both calls compile away.
+struct NoProfiler: NodeProfiler {
+    @inline(__always) mutating func start() {}
+    @inline(__always) mutating func nodeFinished(_ index: Int) {}
+}
+
+/// Adds each node's wall time (CLOCK_MONOTONIC, nanoseconds) to its slot.
+struct NodeClock: NodeProfiler {
+    let nanoseconds: UnsafeMutableBufferPointer<UInt64>
+    var last: UInt64 = 0
+
+    init(nanoseconds: UnsafeMutableBufferPointer<UInt64>) { self.nanoseconds = nanoseconds }
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    mutating func start() { last = Self.now() }
+
+    mutating func nodeFinished(_ index: Int) {
+        let now = Self.now()
+        nanoseconds[index] &+= now &- last
+        last = now
+    }
+}
+
+/// The service point of `invoke()`: nothing to do between operators.
+struct NoServicePoint: InvokeServicePoint {
+    @inline(__always) mutating func operatorFinished(_ index: Int) {}
 }

@@ -21,7 +21,8 @@ public enum KernelVariant: String, Sendable, CaseIterable {
     case neondot
 }
 
-/// Which operators (and versions) the runtime supports, and which variant runs each node.
+/// Which kernel variant the nodes run and on how many threads. (Which operators and versions the
+/// runtime supports is `OperatorTable`'s: each operator registers itself there.)
 public struct KernelRegistry: Sendable {
     /// Whether Prepare may choose optimized variants; `false` forces the reference kernels.
     public var allowsOptimizedVariants: Bool
@@ -42,24 +43,16 @@ public struct KernelRegistry: Sendable {
     /// Threads an interpreter's worker pool gets.
     var resolvedThreadCount: Int { allowsOptimizedVariants ? max(1, threadCount ?? WorkerPool.cpuCount) : 1 }
 
-    /// The variant for a node, chosen per operator, dtype and shape at Prepare: an optimised
-    /// kernel when one exists for this node and CPU, else the reference.
-    func optimizedKernel(for kernel: Kernel, node: OperatorNode, model: Model) -> OptimizedKernel? {
+    /// The optimised variant Prepare makes kernels for: the preferred one, else the best this CPU
+    /// supports; nil when only the reference kernels may run. Each operator's optimised hook then
+    /// decides per node (dtype, shape) whether it has a kernel in that variant.
+    var optimizedVariant: KernelVariant? {
         guard allowsOptimizedVariants else { return nil }
         let variant = preferredVariant ?? .best
         guard variant != .reference, variant.isSupported else { return nil }
-        return OptimizedKernel.make(for: kernel, node: node, model: model, variant: variant)
+        return variant
     }
 
-    /// Supported operators and the newest version of each this runtime understands.
-    static let supportedVersions: [BuiltinOperator: Int] = [
-        .add: 5, .averagePool2D: 3, .concatenation: 4, .conv2D: 8, .depthwiseConv2D: 7, .dequantize: 6,
-        .fullyConnected: 12, .logistic: 3, .maxPool2D: 3, .mul: 7, .relu: 3, .reluN1To1: 2, .relu6: 3,
-        .reshape: 2, .resizeBilinear: 4, .softmax: 3, .tanh: 3, .mean: 3, .sub: 5, .div: 2, .squeeze: 2,
-        .cast: 6, .argMax: 3, .expandDims: 2, .sqrt: 2, .pack: 4, .unpack: 4, .floorDiv: 3, .gatherND: 5,
-        .quantize: 3, .log: 2,
-    ]
-
-    /// Names of the supported operators, sorted.
-    public static var supportedOperatorNames: [String] { supportedVersions.keys.map(\.name).sorted() }
+    /// Names of the supported operators, sorted (from `OperatorTable`, where each registers itself).
+    public static var supportedOperatorNames: [String] { OperatorTable.supportedVersions.keys.map(\.name).sorted() }
 }

@@ -140,7 +140,7 @@ public struct ConsoleLEDLines: LEDLines {
     public mutating func setLine(_ index: Int, on: Bool) throws(LEDError) {
         var buffer = ByteBuffer(capacity: 128)
         buffer.append("[")
-        buffer.append(decimal: Double(clock().nanoseconds - start.nanoseconds) / 1e9, fractionDigits: 3)
+        buffer.append(decimal: (clock() - start).seconds, fractionDigits: 3)
         buffer.append("] led ")
         buffer.append(leds[index].role)
         buffer.append(" (")

@@ -53,8 +53,12 @@ public struct LEDLevels: Sendable, Equatable {
 public struct LEDTiming: Sendable, Equatable {
     /// Low-confidence blink: on and off for this long each (2 Hz).
     public var lowConfidenceHalfPeriodNanoseconds: Int64 = 250_000_000
-    /// A counted repetition inverts its LED for this long: a lit LED winks off, a dark one flashes on.
+    /// A counted repetition inverts its LED for this long (a wink): a lit LED winks off, a dark one
+    /// flashes on.
     public var repetitionFlashNanoseconds: Int64 = 150_000_000
+    /// Between two winks of one burst (repetitions credited together, or counted faster than a
+    /// wink and its gap): long enough that each wink can be counted by eye.
+    public var repetitionGapNanoseconds: Int64 = 200_000_000
     /// Camera lost: on and off for this long each (5 Hz).
     public var cameraLostHalfPeriodNanoseconds: Int64 = 100_000_000
     /// Heartbeat: a double pulse (on, off, on, then a long off) in this period.
@@ -82,8 +86,8 @@ public struct LEDController: Sendable {
     public private(set) var lastAction: Int?
     public private(set) var status: StatusIndication = .healthy
     private var statusSince: MonotonicInstant
-    /// Per action LED: until when a repetition flash inverts it (past instants mean no flash).
-    private var flashUntil: [MonotonicInstant]
+    /// Per action LED: its burst of winks, one per counted repetition.
+    private var bursts: [WinkBurst]
 
     /// A controller for `actionCount` action LEDs (at most `maximumActionCount`), starting up,
     /// status healthy, at `now`. More is a programming error: a layout built from a config file is
@@ -94,7 +98,7 @@ public struct LEDController: Sendable {
         self.timing = timing
         indicationSince = now
         statusSince = now
-        flashUntil = Array(repeating: now, count: actionCount)
+        bursts = Array(repeating: WinkBurst(start: now, winks: 0), count: actionCount)
     }
 
     /// Shows the classifier's latest decision. Repeating the current decision keeps its blink phase.
@@ -108,10 +112,45 @@ public struct LEDController: Sendable {
         indicationSince = now
     }
 
-    /// A repetition of action `index` was counted: flash its LED.
+    /// A repetition of action `index` was counted: its LED winks once, starting `now`, or after the
+    /// winks still to come (several repetitions credited at once wink one after another, each
+    /// visible: a burst).
     public mutating func repetitionCounted(action index: Int, at now: MonotonicInstant) {
         precondition((0..<actionCount).contains(index), "action LED \(index) out of range")
-        flashUntil[index] = MonotonicInstant(nanoseconds: now.nanoseconds + timing.repetitionFlashNanoseconds)
+        if now >= burstEnd(index) {
+            // Not in the same instant as a change of what the LEDs show (the exercise named as its
+            // first repetitions are credited): the new level is seen first, then the winks.
+            let start = max(now, indicationSince + .nanoseconds(timing.repetitionGapNanoseconds))
+            bursts[index] = WinkBurst(start: start, winks: 1)
+        } else {
+            bursts[index].winks += 1
+        }
+    }
+
+    /// A wink and the gap after it.
+    private var winkPeriod: MonotonicDuration {
+        .nanoseconds(timing.repetitionFlashNanoseconds + timing.repetitionGapNanoseconds)
+    }
+
+    /// When LED `index`'s burst ends (its last wink's gap included).
+    @inline(__always)
+    private func burstEnd(_ index: Int) -> MonotonicInstant {
+        bursts[index].start + .nanoseconds(Int64(bursts[index].winks) * winkPeriod.nanoseconds)
+    }
+
+    /// Whether LED `index` is inverted by a wink at `now`, and for how long that stays so (nil: no
+    /// burst is running).
+    @inline(__always)
+    private func winkPhase(_ index: Int, at now: MonotonicInstant) -> (inverted: Bool, remaining: Int64)? {
+        let elapsed = (now - bursts[index].start).nanoseconds
+        guard bursts[index].winks > 0, now < burstEnd(index) else { return nil }
+        if elapsed < 0 { return (false, -elapsed) }  // counted for a later instant: not begun yet
+        let period = winkPeriod.nanoseconds
+        let phase = elapsed % period
+        let flash = timing.repetitionFlashNanoseconds
+        if phase < flash { return (true, flash - phase) }
+        // In the gap: the next wink, or the burst's end (nothing changes after the last gap).
+        return (false, period - phase)
     }
 
     /// Sets the status LED's meaning. `.stopped` also turns every action LED off for good.
@@ -137,13 +176,13 @@ public struct LEDController: Sendable {
             actions = 1 << UInt64(index)
         case .lowConfidence:
             if let index = blinkingAction,
-               Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
+               Self.blink(elapsed: (now - indicationSince).nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds).on {
                 actions = 1 << UInt64(index)
             }
         case .startingUp, .noPerson, .other:
             break
         }
-        for index in 0..<actionCount where now < flashUntil[index] {
+        for index in 0..<actionCount where winkPhase(index, at: now)?.inverted == true {
             actions ^= 1 << UInt64(index)
         }
         return LEDLevels(actions: actions, status: statusPhase(at: now).on)
@@ -155,20 +194,23 @@ public struct LEDController: Sendable {
         guard status != .stopped else { return nil }
         var earliest: Int64 = .max
         if blinkingAction != nil {
-            let phase = Self.blink(elapsed: now.nanoseconds - indicationSince.nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
+            let phase = Self.blink(elapsed: (now - indicationSince).nanoseconds, half: timing.lowConfidenceHalfPeriodNanoseconds)
             earliest = min(earliest, phase.remaining)
         }
         // Indexed rather than `for … in`: the unoptimised iterator allocates, and debug builds run tests.
-        for index in 0..<actionCount where now < flashUntil[index] {
-            earliest = min(earliest, flashUntil[index].nanoseconds - now.nanoseconds)
+        for index in 0..<actionCount {
+            guard let phase = winkPhase(index, at: now) else { continue }
+            // The end of the last gap changes nothing; any other boundary does.
+            let isLastGap = !phase.inverted && now + .nanoseconds(phase.remaining) >= burstEnd(index)
+            if !isLastGap { earliest = min(earliest, phase.remaining) }
         }
         earliest = min(earliest, statusPhase(at: now).remaining)
-        return earliest == .max ? nil : MonotonicInstant(nanoseconds: now.nanoseconds + earliest)
+        return earliest == .max ? nil : now + .nanoseconds(earliest)
     }
 
     /// The status LED's level and how long it keeps it.
     private func statusPhase(at now: MonotonicInstant) -> (on: Bool, remaining: Int64) {
-        let elapsed = now.nanoseconds - statusSince.nanoseconds
+        let elapsed = (now - statusSince).nanoseconds
         switch status {
         case .stopped:
             return (false, .max)
@@ -195,4 +237,11 @@ public struct LEDController: Sendable {
         let remainder = value % modulus
         return remainder < 0 ? remainder + modulus : remainder
     }
+}
+
+/// Winks of one action LED: the first starts at `start`, each takes a wink and a gap, `winks` of
+/// them (0: none).
+private struct WinkBurst: Sendable {
+    var start: MonotonicInstant
+    var winks: Int
 }

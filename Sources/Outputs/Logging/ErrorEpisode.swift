@@ -34,7 +34,7 @@ public struct ErrorEpisode: Sendable, Equatable {
     /// Records a success; when it ends an episode, returns what the episode was (log it once).
     public mutating func recordSuccess(at now: MonotonicInstant) -> End? {
         guard let startedAt else { return nil }
-        let end = End(failures: failures, seconds: Double(now.nanoseconds - startedAt.nanoseconds) / 1e9)
+        let end = End(failures: failures, seconds: (now - startedAt).seconds)
         self = ErrorEpisode()
         return end
     }

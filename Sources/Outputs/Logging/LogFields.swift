@@ -92,12 +92,19 @@ public struct LogFields: Sendable, Equatable {
     public var droppedFrames: Int?
     /// `INFERENCE_MS`: pose + classifier time for a frame (or its median in a summary), 2 decimals.
     public var inferenceMilliseconds: Double?
+    /// `REP_REALTIME_USEC`: when a counted repetition happened, in microseconds since the epoch (the
+    /// unit of the journal's own `__REALTIME_TIMESTAMP`, which is when it was counted).
+    public var repetitionRealtimeMicroseconds: Int?
+    /// `REP_LATE_MS`: how long after it happened a repetition was counted, when it was credited
+    /// late (seen before the classifier named the exercise); absent when counted as it happened.
+    public var repetitionLateMilliseconds: Int?
     /// Any other fields (summaries, configuration details).
     public var extra: [LogField]
 
     public init(
         event: LogEvent? = nil, action: String? = nil, confidence: Double? = nil, reps: Int? = nil,
         fps: Double? = nil, droppedFrames: Int? = nil, inferenceMilliseconds: Double? = nil,
+        repetitionRealtimeMicroseconds: Int? = nil, repetitionLateMilliseconds: Int? = nil,
         extra: [LogField] = []
     ) {
         self.event = event
@@ -107,6 +114,8 @@ public struct LogFields: Sendable, Equatable {
         self.fps = fps
         self.droppedFrames = droppedFrames
         self.inferenceMilliseconds = inferenceMilliseconds
+        self.repetitionRealtimeMicroseconds = repetitionRealtimeMicroseconds
+        self.repetitionLateMilliseconds = repetitionLateMilliseconds
         self.extra = extra
     }
 
@@ -120,6 +129,8 @@ public struct LogFields: Sendable, Equatable {
         if let fps { body("FPS", nil, .decimal(fps, fractionDigits: 1)) }
         if let droppedFrames { body("DROPPED_FRAMES", nil, .integer(droppedFrames)) }
         if let inferenceMilliseconds { body("INFERENCE_MS", nil, .decimal(inferenceMilliseconds, fractionDigits: 2)) }
+        if let repetitionRealtimeMicroseconds { body("REP_REALTIME_USEC", nil, .integer(repetitionRealtimeMicroseconds)) }
+        if let repetitionLateMilliseconds { body("REP_LATE_MS", nil, .integer(repetitionLateMilliseconds)) }
         for field in extra { body(nil, field.name, field.value) }
     }
 }

@@ -63,14 +63,14 @@ public struct RunSummary: Sendable {
 
     private mutating func closeCurrentAction(at now: MonotonicInstant) {
         if let currentAction {
-            secondsPerAction[currentAction] += Double(now.nanoseconds - currentActionSince.nanoseconds) / 1e9
+            secondsPerAction[currentAction] += (now - currentActionSince).seconds
         }
         currentActionSince = now
     }
 
     /// Frames per second over the interval so far.
     public func framesPerSecond(at now: MonotonicInstant) -> Double {
-        let seconds = Double(now.nanoseconds - intervalStart.nanoseconds) / 1e9
+        let seconds = (now - intervalStart).seconds
         return seconds > 0 ? Double(frames) / seconds : 0
     }
 

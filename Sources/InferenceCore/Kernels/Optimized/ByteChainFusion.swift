@@ -41,53 +41,22 @@ enum ByteChainFusion {
     private static func fusePair(_ a: PreparedNode, _ b: PreparedNode, consumers: [Int: Int], graphOutputs: Set<Int>)
         -> (first: PreparedNode, second: PreparedNode)?
     {
-        guard let kernel = a.optimized, case .byteTable(let table, let entryBytes, let count) = kernel.operation,
+        guard let table = a.byteTable,
               a.outputs.count == 1, b.outputs.count == 1, let bInput = b.inputs.first,
               bInput == a.outputs[0], b.inputs.dropFirst().allSatisfy({ $0 < 0 }),
               consumers[bInput] == 1, !graphOutputs.contains(bInput)
         else { return nil }
         // b's reference kernel on the 256 entries of a's table (b's input type is a's output type).
-        let apply: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void
-        let outputBytes: Int
-        switch b.kernel {
-        case .quantizeFloat(let n, let scale, let zeroPoint, let outputType):
-            guard n == count, entryBytes == 4, let size = outputType.byteSize else { return nil }
-            outputBytes = size
-            apply = { ReferenceKernels.affineQuantize(count: 256, scale: scale, zeroPoint: zeroPoint, outputType: outputType,
-                                                      input: $0.assumingMemoryBound(to: Float.self), output: $1) }
-        case .unaryFloat(let operation, let n):
-            guard n == count, entryBytes == 4 else { return nil }
-            outputBytes = 4
-            apply = { ReferenceKernels.unaryFloat(operation, count: 256, input: $0.assumingMemoryBound(to: Float.self),
-                                                  output: $1.assumingMemoryBound(to: Float.self)) }
-        case .requantize(var p):
-            guard p.count == count, entryBytes == 1, let size = p.outputType.byteSize else { return nil }
-            p.count = 256
-            outputBytes = size
-            apply = { ReferenceKernels.requantize(p, input: $0, output: $1) }
-        case .dequantize(let n, let scale, let zeroPoint, let inputType):
-            guard n == count, entryBytes == 1, inputType.byteSize == 1 else { return nil }
-            outputBytes = 4
-            apply = { ReferenceKernels.dequantize(count: 256, scale: scale, zeroPoint: zeroPoint, inputType: inputType,
-                                                  input: $0, output: $1.assumingMemoryBound(to: Float.self)) }
-        case .lookupTable(let n, let lookup):
-            guard n == count, entryBytes == 1 else { return nil }
-            outputBytes = 1
-            apply = { ReferenceKernels.lookup(count: 256, table: lookup, input: $0.assumingMemoryBound(to: UInt8.self),
-                                              output: $1.assumingMemoryBound(to: UInt8.self)) }
-        default:
-            return nil
+        guard let stage = b.elementwise, stage.count == table.count, stage.inputElementBytes == table.entryBytes,
+              [1, 2, 4].contains(stage.outputElementBytes)
+        else { return nil }
+        let combined = OptimizedKernel.byteTable(entryBytes: stage.outputElementBytes, count: table.count,
+                                                 variant: a.variant,
+                                                 name: "\(a.kernelName)+\(b.code.name.lowercased())") { _, output in
+            stage.apply(256, UnsafeRawPointer(table.entries), output)
         }
-        guard [1, 2, 4].contains(outputBytes) else { return nil }
-        let combined = OptimizedKernel.byteTableKernel(entryBytes: outputBytes, count: count, variant: kernel.variant,
-                                                       name: "\(kernel.name)+\(b.code.name.lowercased())") { _, output in
-            apply(UnsafeRawPointer(table), output)
-        }
-        let first = PreparedNode(index: a.index, code: a.code, variant: a.variant, inputs: a.inputs, outputs: b.outputs,
-                                 kernel: a.kernel, optimized: combined)
-        let second = PreparedNode(index: b.index, code: b.code, variant: kernel.variant, inputs: b.inputs,
-                                  outputs: b.outputs, kernel: b.kernel,
-                                  optimized: OptimizedKernel(.fused, variant: kernel.variant, name: "fused-into-\(a.index)"))
+        let first = PreparedNode(a, running: combined, outputs: b.outputs)
+        let second = PreparedNode(b, running: .fused(into: a.index, variant: a.variant), outputs: b.outputs)
         return (first, second)
     }
 }

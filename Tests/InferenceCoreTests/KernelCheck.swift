@@ -1,39 +1,57 @@
+@testable import InferenceCore
+
 /// Runs one operator through the reference kernel and through an optimised variant on the same
-/// pseudo-random data, for the bit-exactness tests and `posewatch bench`'s variant list. Public
-/// so tests can drive many random shapes without writing a model file per case. Allocates freely
-/// (it is not on the invoke path).
-public enum KernelCheck {
+/// pseudo-random data, for the bit-exactness tests: many random shapes without writing a model
+/// file per case. Calls each operator's optimised hook directly (`@testable`). Test support only,
+/// not part of the shipped module.
+enum KernelCheck {
     /// A convolution case: NHWC geometry, quantization, fused activation range.
-    public struct Convolution: Sendable {
-        public var batches = 1, inputHeight = 8, inputWidth = 8, inputDepth = 8, outputDepth = 8
-        public var filterHeight = 3, filterWidth = 3, strideHeight = 1, strideWidth = 1
-        public var dilationHeight = 1, dilationWidth = 1
+    struct Convolution: Sendable {
+        var batches = 1, inputHeight = 8, inputWidth = 8, inputDepth = 8, outputDepth = 8
+        var filterHeight = 3, filterWidth = 3, strideHeight = 1, strideWidth = 1
+        var dilationHeight = 1, dilationWidth = 1
         /// SAME padding (TFLite's, extra row/column at the end) when true, VALID when false.
-        public var samePadding = true
-        public var depthwise = false
-        public var inputZeroPoint: Int32 = 0, outputZeroPoint: Int32 = 0
+        var samePadding = true
+        var depthwise = false
+        var inputZeroPoint: Int32 = 0, outputZeroPoint: Int32 = 0
         /// Real per-channel multipliers input_scale × filter_scale[c] / output_scale (one = per tensor).
-        public var multipliers: [Double] = [0.01]
-        public var activationMinimum: Int32 = -128, activationMaximum: Int32 = 127
-        public var hasBias = true
-        public var seed: UInt64 = 1
-        public init() {}
+        var multipliers: [Double] = [0.01]
+        var activationMinimum: Int32 = -128, activationMaximum: Int32 = 127
+        var hasBias = true
+        var seed: UInt64 = 1
+        init() {}
     }
 
     /// SplitMix64: reproducible data from a seed.
-    public struct Random: Sendable {
+    struct Random: Sendable {
         var state: UInt64
-        public init(seed: UInt64) { state = seed }
-        public mutating func next() -> UInt64 {
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        public mutating func int8() -> Int8 { Int8(truncatingIfNeeded: next()) }
-        public mutating func int(_ range: ClosedRange<Int>) -> Int {
+        mutating func int8() -> Int8 { Int8(truncatingIfNeeded: next()) }
+        mutating func int(_ range: ClosedRange<Int>) -> Int {
             range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
+        }
+    }
+
+    /// Runs `kernel` on standalone buffers: `inputs` are tensors 0..<n, `output` tensor n.
+    static func run(_ kernel: OptimizedKernel, inputs: [UnsafeRawPointer], output: UnsafeMutableRawPointer,
+                    pool: OpaquePointer? = nil) {
+        let pointers = inputs.map { UnsafeMutableRawPointer(mutating: $0) } + [output]
+        let inputIndices = Array(0..<inputs.count), outputIndices = [inputs.count]
+        pointers.withUnsafeBufferPointer { data in
+            inputIndices.withUnsafeBufferPointer { i in
+                outputIndices.withUnsafeBufferPointer { o in
+                    let failure = kernel.evaluate(NodeTensors(data: data, inputIndices: i, outputIndices: o,
+                                                              scratch: output, pool: pool))
+                    precondition(failure == nil, "optimised kernels do not fail")
+                }
+            }
         }
     }
 
@@ -46,7 +64,7 @@ public enum KernelCheck {
 
     /// (reference output, optimised output), or nil when `variant` has no kernel for this case
     /// (e.g. a depth multiplier above 1) or this CPU cannot run it.
-    public static func convolution(_ c: Convolution, variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
+    static func convolution(_ c: Convolution, variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
         var p = ConvolutionParameters()
         p.batches = c.batches
         p.inputHeight = c.inputHeight
@@ -113,17 +131,17 @@ public enum KernelCheck {
         let pool = WorkerPool(threadCount: 2)
         input.withUnsafeBytes { x in
             optimized.withUnsafeMutableBytes { o in
-                kernel.run(input: x.baseAddress!, secondInput: nil, output: o.baseAddress!, pool: pool.pointer)
+                run(kernel, inputs: [x.baseAddress!], output: o.baseAddress!, pool: pool.pointer)
             }
         }
         return (reference, optimized)
     }
 
     /// An int8 element-wise/broadcast binary case (ADD, SUB or MUL) with random quantization.
-    public enum BinaryOperation: Sendable { case add, sub, mul }
+    enum BinaryOperation: Sendable { case add, sub, mul }
 
     /// (reference, optimised) for `operation` on shapes `a` and `b` (numpy broadcasting).
-    public static func binary(_ operation: BinaryOperation, a shapeA: [Int], b shapeB: [Int], seed: UInt64,
+    static func binary(_ operation: BinaryOperation, a shapeA: [Int], b shapeB: [Int], seed: UInt64,
                               variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
         guard let shape = BroadcastPlan.broadcastShape(shapeA, shapeB) else { return nil }
         var random = Random(seed: seed)
@@ -137,7 +155,7 @@ public enum KernelCheck {
         let b = (0..<shapeB.reduce(1, *)).map { _ in random.int8() }
         var reference = [Int8](repeating: 0, count: plan.count)
         var optimized = [Int8](repeating: 0x55, count: plan.count)
-        let kernel: Kernel
+        let optimizedKernel: OptimizedKernel?
         switch operation {
         case .add, .sub:
             var p = QuantizedAddParameters(plan: plan)
@@ -150,7 +168,7 @@ public enum KernelCheck {
             p.input2 = QuantizedMultiplier(s2 / twiceMax)
             p.output = QuantizedMultiplier(twiceMax / (Double(1 << 20) * so))
             p.range = QuantizedRange(minimum: lo, maximum: hi)
-            kernel = .addSubInt8(p)
+            optimizedKernel = OptimizedKernel.addSub(p, variant: variant)
             a.withUnsafeBufferPointer { x in
                 b.withUnsafeBufferPointer { y in
                     reference.withUnsafeMutableBufferPointer { ReferenceKernels.addSubInt8(p, x.baseAddress!, y.baseAddress!, $0.baseAddress!) }
@@ -163,20 +181,20 @@ public enum KernelCheck {
             p.outputOffset = zo
             p.output = QuantizedMultiplier(s1 * s2 / so)
             p.range = QuantizedRange(minimum: lo, maximum: hi)
-            kernel = .mulInt8(p)
+            optimizedKernel = OptimizedKernel.mul(p, variant: variant)
             a.withUnsafeBufferPointer { x in
                 b.withUnsafeBufferPointer { y in
                     reference.withUnsafeMutableBufferPointer { ReferenceKernels.mulInt8(p, x.baseAddress!, y.baseAddress!, $0.baseAddress!) }
                 }
             }
         }
-        guard let optimizedKernel = OptimizedKernel.binary(kernel, variant: variant) else { return nil }
+        guard let optimizedKernel else { return nil }
         let pool = WorkerPool(threadCount: 2)
         a.withUnsafeBytes { x in
             b.withUnsafeBytes { y in
                 optimized.withUnsafeMutableBytes { o in
-                    optimizedKernel.run(input: x.baseAddress!, secondInput: y.baseAddress!, output: o.baseAddress!,
-                                        pool: pool.pointer)
+                    run(optimizedKernel, inputs: [x.baseAddress!, y.baseAddress!], output: o.baseAddress!,
+                        pool: pool.pointer)
                 }
             }
         }
@@ -184,7 +202,7 @@ public enum KernelCheck {
     }
 
     /// (reference, optimised) RESIZE_BILINEAR int8 from [b, ih, iw, d] to [b, oh, ow, d].
-    public static func resizeBilinear(batches: Int, inputHeight: Int, inputWidth: Int, depth: Int, outputHeight: Int,
+    static func resizeBilinear(batches: Int, inputHeight: Int, inputWidth: Int, depth: Int, outputHeight: Int,
                                       outputWidth: Int, alignCorners: Bool, halfPixelCenters: Bool, seed: UInt64,
                                       variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
         var p = ResizeBilinearParameters()
@@ -211,10 +229,10 @@ public enum KernelCheck {
         input.withUnsafeBufferPointer { x in
             reference.withUnsafeMutableBufferPointer { ReferenceKernels.resizeBilinearInteger(p, input: x.baseAddress!, output: $0.baseAddress!) }
         }
-        guard let kernel = OptimizedKernel.binary(.resizeBilinearInteger(p, type: .int8), variant: variant) else { return nil }
+        guard let kernel = OptimizedKernel.resizeBilinear(p, variant: variant) else { return nil }
         let pool = WorkerPool(threadCount: 2)
         input.withUnsafeBytes { x in
-            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: pool.pointer) }
+            optimized.withUnsafeMutableBytes { run(kernel, inputs: [x.baseAddress!], output: $0.baseAddress!, pool: pool.pointer) }
         }
         return (reference, optimized)
     }
@@ -222,7 +240,7 @@ public enum KernelCheck {
 
 extension KernelCheck {
     /// (reference, optimised) QUANTIZE float32 → int8 of `values`.
-    public static func quantize(_ values: [Float], scale: Float, zeroPoint: Int32,
+    static func quantize(_ values: [Float], scale: Float, zeroPoint: Int32,
                                 variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
         var reference = [Int8](repeating: 0, count: values.count)
         var optimized = [Int8](repeating: 0x55, count: values.count)
@@ -232,17 +250,17 @@ extension KernelCheck {
                                                 input: x.baseAddress!, output: $0.baseAddress!)
             }
         }
-        guard let kernel = OptimizedKernel.binary(.quantizeFloat(count: values.count, scale: scale, zeroPoint: zeroPoint,
-                                                                 outputType: .int8), variant: variant)
+        guard let kernel = OptimizedKernel.quantize(count: values.count, scale: scale, zeroPoint: zeroPoint,
+                                                    outputType: .int8, variant: variant)
         else { return nil }
         values.withUnsafeBytes { x in
-            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+            optimized.withUnsafeMutableBytes { run(kernel, inputs: [x.baseAddress!], output: $0.baseAddress!) }
         }
         return (reference, optimized)
     }
 
     /// (reference, optimised) SQRT float32 of `values`, compared bit for bit.
-    public static func sqrt(_ values: [Float], variant: KernelVariant) -> (reference: [UInt32], optimized: [UInt32])? {
+    static func sqrt(_ values: [Float], variant: KernelVariant) -> (reference: [UInt32], optimized: [UInt32])? {
         var reference = [Float](repeating: 0, count: values.count)
         var optimized = [Float](repeating: 0, count: values.count)
         values.withUnsafeBufferPointer { x in
@@ -250,16 +268,16 @@ extension KernelCheck {
                 ReferenceKernels.unaryFloat(.sqrt, count: values.count, input: x.baseAddress!, output: $0.baseAddress!)
             }
         }
-        guard let kernel = OptimizedKernel.binary(.unaryFloat(.sqrt, count: values.count), variant: variant) else { return nil }
+        guard let kernel = OptimizedKernel.unaryFloat(.sqrt, count: values.count, variant: variant) else { return nil }
         values.withUnsafeBytes { x in
-            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+            optimized.withUnsafeMutableBytes { run(kernel, inputs: [x.baseAddress!], output: $0.baseAddress!) }
         }
         return (reference.map(\.bitPattern), optimized.map(\.bitPattern))
     }
 
     /// (reference, optimised) ARG_MAX over [outer][axis][inner] random 8-bit data (a narrow value
     /// range, so ties are common), int32 or int64 indices widened to Int64.
-    public static func argMax(outer: Int, axis: Int, inner: Int, signed: Bool, int64Output: Bool, seed: UInt64,
+    static func argMax(outer: Int, axis: Int, inner: Int, signed: Bool, int64Output: Bool, seed: UInt64,
                               variant: KernelVariant) -> (reference: [Int64], optimized: [Int64])? {
         var p = ArgMaxParameters()
         p.outer = outer
@@ -273,9 +291,9 @@ extension KernelCheck {
         var reference = [UInt8](repeating: 0, count: bytes)
         var optimized = [UInt8](repeating: 0x55, count: bytes)
         input.withUnsafeBytes { x in reference.withUnsafeMutableBytes { ReferenceKernels.argMax(p, input: x.baseAddress!, output: $0.baseAddress!) } }
-        guard let kernel = OptimizedKernel.binary(.argMax(p), variant: variant) else { return nil }
+        guard let kernel = OptimizedKernel.argMax(p, variant: variant) else { return nil }
         input.withUnsafeBytes { x in
-            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+            optimized.withUnsafeMutableBytes { run(kernel, inputs: [x.baseAddress!], output: $0.baseAddress!) }
         }
         func widen(_ raw: [UInt8]) -> [Int64] {
             raw.withUnsafeBytes { b in
@@ -287,7 +305,7 @@ extension KernelCheck {
     }
 
     /// (reference, optimised) QUANTIZE int8 → int8 (requantize) over all 256 inputs.
-    public static func requantizeAllBytes(inputZeroPoint: Int32, outputZeroPoint: Int32, multiplier: Double,
+    static func requantizeAllBytes(inputZeroPoint: Int32, outputZeroPoint: Int32, multiplier: Double,
                                           variant: KernelVariant) -> (reference: [Int8], optimized: [Int8])? {
         var p = RequantizeParameters()
         p.count = 256
@@ -298,9 +316,9 @@ extension KernelCheck {
         var reference = [Int8](repeating: 0, count: 256)
         var optimized = [Int8](repeating: 0x55, count: 256)
         input.withUnsafeBytes { x in reference.withUnsafeMutableBytes { ReferenceKernels.requantize(p, input: x.baseAddress!, output: $0.baseAddress!) } }
-        guard let kernel = OptimizedKernel.binary(.requantize(p), variant: variant) else { return nil }
+        guard let kernel = OptimizedKernel.requantize(p, variant: variant) else { return nil }
         input.withUnsafeBytes { x in
-            optimized.withUnsafeMutableBytes { kernel.run(input: x.baseAddress!, secondInput: nil, output: $0.baseAddress!, pool: nil) }
+            optimized.withUnsafeMutableBytes { run(kernel, inputs: [x.baseAddress!], output: $0.baseAddress!) }
         }
         return (reference, optimized)
     }

@@ -67,6 +67,17 @@ def make_clip(rng, label, T, fps):
             else:  # action -> idle
                 p = _blend(p, q, al)
                 flab = np.where(al < 0.5, li, LABELS.index("other"))
+        elif A.VARIANTS and r < 0.6:  # r34: short bursts (2-4 repetitions) between standing or talking
+            q = A.o_talk(rng, T, fps, b) if rng.random() < 0.4 else A.o_idle(rng, T, fps, b)
+            ts = np.arange(T) / fps
+            al = np.zeros(T)
+            t = rng.uniform(0.0, 2.0)
+            while t < T / fps:
+                d, tr = rng.uniform(1.5, 5.0), rng.uniform(0.25, 0.5)
+                al = np.maximum(al, np.clip(np.minimum((ts - t) / tr + 0.5, (t + d - ts) / tr + 0.5), 0, 1))
+                t += d + rng.uniform(1.0, 3.0)
+            p = _blend(q, p, al)
+            flab = np.where(al >= 0.5, li, LABELS.index("other"))
     heading = rng.uniform(-180, 180)
     p["yaw"] = p["yaw"] + heading
     w = fk(p, b)

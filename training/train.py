@@ -234,14 +234,14 @@ def compact_graph(tf, members, twins, heads, K, F, base="logits", bound=0.0):
     return graph
 
 
-def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0):
+def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0, variants=False):
     """make_sequences (in chunks: all raw windows at once would need gigabytes) -> entries through
     the float members, labels, use mask, sequence lengths. `olympic` > 0: the Olympic lifts' weight
     among the `other` activities of these sequences (the generator's, which the members train on,
-    is 2.6; see --sequence-olympic)."""
+    is 2.6; see --sequence-olympic). `variants`: the generator's r34 variants too (--sequence-variants)."""
     from posegen.dataset import make_sequences
     import posegen.actions as A
-    with A.other_weights(**({"o_olympic": olympic} if olympic > 0 else {})):
+    with A.other_weights(**({"o_olympic": olympic} if olympic > 0 else {})), A.variants(variants):
         rng = np.random.default_rng(seed)
         E, L, y, use, lens, kept = [], [], [], [], [], []
         for c in range(0, clips, 1000):
@@ -260,10 +260,11 @@ def cached_entries(a, em, seed, clips, keep_windows=False):
     """sequence_entries, saved in / loaded from --members-cache (dev: they depend only on the
     members, the seed, the clip count and the head base; 3 minutes of every run)"""
     if not a.members_cache:
-        return sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic)
-    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}-olympic{a.sequence_olympic:g}.npz")
+        return sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic, a.sequence_variants)
+    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}-olympic{a.sequence_olympic:g}"
+                        + ("-variants" if a.sequence_variants else "") + ".npz")
     if not os.path.exists(path):
-        out = sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic)
+        out = sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic, a.sequence_variants)
         np.savez(path, *out[:5], *(out[5] if keep_windows else []))  # arr_5: the kept windows
     d = np.load(path)
     out = tuple(d[f"arr_{i}"] for i in range(5))
@@ -391,6 +392,11 @@ def main():
     ap.add_argument("--sequence-olympic", type=float, default=8.0,
                     help="weight of the Olympic lifts among the `other` activities of the heads' training sequences "
                          "(r33: 8; 2.6 = the generator's own mix, which the members train on and r31 used)")
+    # r34: the heads' sequences also hold star jumps (as jumping jacks), slow step jacks, lunges with
+    # the arms forward or overhead, and sets in short bursts between standing or talking, the
+    # robustness suite's failure classes (evaluate.py --sections r); the members' data are unchanged
+    ap.add_argument("--sequence-variants", action=argparse.BooleanOptionalAction, default=False,
+                    help="the generator's r34 variants in the heads' training sequences (posegen/actions.py VARIANTS)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
     ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).

@@ -195,7 +195,7 @@ class ReplayPolicy:
         self.labels, self.threshold, self.present = labels, threshold, present
         self.smoothing, self.confirmations = smoothing, confirmations
 
-    def run(self, clf, k):
+    def run(self, clf, k, size=None):
         """k (T,17,3) one clip's keypoints from its first frame -> list of (t seconds, decision name),
         one per stride once the window is full, as `posewatch replay` reports them."""
         L, stride, fps = clf.L, clf.stride, clf.fps
@@ -235,6 +235,32 @@ class ReplayPolicy:
         return out
 
 
+class Replay:
+    """the suite's clips through the real `posewatch replay` (tracker, window, history, decision
+    rules; --classifier-model picks the model) instead of ReplayPolicy's transcription."""
+
+    def __init__(self, posewatch, model=None, extra=()):
+        import tempfile
+        self.cmd = [posewatch, "replay"]
+        self.extra = (["--classifier-model", model] if model else []) + list(extra)
+        self.tmp = os.path.join(tempfile.mkdtemp(prefix="posewatch-suite-"), "clip.npy")
+        self.threshold, self.smoothing, self.confirmations = "config", "config", "config"
+
+    def run(self, clf, k, size):
+        import subprocess
+        np.save(self.tmp, k)
+        r = subprocess.run(self.cmd + [self.tmp, "--fps", f"{clf.fps:g}", "--frame-size", f"{size[0]}x{size[1]}",
+                                       "--format", "jsonl"] + self.extra, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"posewatch replay exited {r.returncode}: {r.stderr.strip()}")
+        out = []
+        for line in r.stdout.splitlines():
+            d = json.loads(line)
+            if "label" in d and "event" not in d and "summary" not in d:
+                out.append((d["t"], d["label"]))
+        return out
+
+
 def section_robustness(clf, seed, per_cell, only=None, policy=None):
     """the generated robustness suite (posegen/suite.py), each clip through `policy` as replay runs it.
     Per cell: sets whose majority decision is right (the dev spans' rule) over the decisions whose
@@ -254,8 +280,8 @@ def section_robustness(clf, seed, per_cell, only=None, policy=None):
         rng = np.random.default_rng([seed, ci])
         ok, dec_ok, dec_n, firsts, wrong = 0, 0, 0, [], Counter()
         for _ in range(per_cell):
-            k, truth, start, _ = S.make_cell_clip(rng, ex, factor, value, clf.fps)
-            decs = policy.run(clf, k)
+            k, truth, start, size = S.make_cell_clip(rng, ex, factor, value, clf.fps)
+            decs = policy.run(clf, k, size)
             T = len(truth)
             lab = clf.labels.index(ex)
             # a decision counts for the set when most of its window's frames are the exercise (the
@@ -264,6 +290,7 @@ def section_robustness(clf, seed, per_cell, only=None, policy=None):
                    if np.mean(truth[max(0, int(round(t * clf.fps)) + 1 - clf.L):int(round(t * clf.fps)) + 1] == lab) >= 0.5]
             if ex == "other":
                 ins = decs
+            ins = [(t, d) for t, d in ins if d != "starting_up"]  # before the first full window
             names = Counter(d for _, d in ins if d != "starting_up")
             maj = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if names else "starting_up"
             ok += maj == ex
@@ -297,6 +324,10 @@ def main():
     ap.add_argument("--video-kp", default="/tmp/posewatch_video_kp")
     ap.add_argument("--suite-seed", type=int, default=9100000, help="robustness suite (section r) base seed")
     ap.add_argument("--suite-sets", type=int, default=40, help="robustness suite: sets per cell")
+    ap.add_argument("--suite-posewatch", metavar="BIN", help="robustness suite: decisions from `BIN replay` on each "
+                    "clip's keypoints (with --model as --classifier-model) instead of the Python transcription")
+    ap.add_argument("--policy-threshold", type=float, default=0.6, help="robustness suite, Python rules: confidence threshold")
+    ap.add_argument("--policy-confirmations", type=int, default=3, help="robustness suite, Python rules: confirmations")
     ap.add_argument("--suite-only", nargs="*", help="robustness suite: only cells whose exercise/factor/value contains one of these")
     a = ap.parse_args()
     clf = Classifier(a.model)
@@ -319,7 +350,9 @@ def main():
         else:
             print("(c) skipped: run training/extract_video_keypoints.py first")
     if "r" in a.sections:
-        summary["r_robustness"] = section_robustness(clf, a.suite_seed, a.suite_sets, a.suite_only)
+        policy = (Replay(a.suite_posewatch, a.model) if a.suite_posewatch else
+                  ReplayPolicy(clf.labels, threshold=a.policy_threshold, confirmations=a.policy_confirmations))
+        summary["r_robustness"] = section_robustness(clf, a.suite_seed, a.suite_sets, a.suite_only, policy)
     print("\nSUMMARY", json.dumps(summary))
 
 

@@ -188,12 +188,15 @@ def section_c(clf, kpdir):
 
 class ReplayPolicy:
     """posewatch's decision rules (Sources/Actions/DecisionPolicy.swift with the appliance's defaults:
-    threshold 0.6, present share 0.6, exponential smoothing 0.5, 3 confirmations) and
+    threshold 0.6, present share 0.6, exponential smoothing 0.5, 3 confirmations, 1 promotion) and
     ActionPipeline's history rule (cleared whenever a window is not classified)."""
 
-    def __init__(self, labels, threshold=0.6, present=0.6, smoothing=0.5, confirmations=3):
+    def __init__(self, labels, threshold=0.6, present=0.6, smoothing=0.5, confirmations=3, promote=1):
         self.labels, self.threshold, self.present = labels, threshold, present
         self.smoothing, self.confirmations = smoothing, confirmations
+        # windows an action needs after `low_confidence` whose best guess was that same label (r34;
+        # DecisionPolicy.promotions; before r34 the full confirmations)
+        self.promote = min(promote, confirmations)
 
     def run(self, clf, k, size=None):
         """k (T,17,3) one clip's keypoints from its first frame -> list of (t seconds, decision name),
@@ -201,7 +204,7 @@ class ReplayPolicy:
         L, stride, fps = clf.L, clf.stride, clf.fps
         present = (k[..., 2] >= 0.2).any(-1)  # the tracker drops a pose with no joint >= 0.2
         h = np.zeros(clf.hist["shape"], np.float32) if clf.hist else None
-        smoothed, reported, cand, runs, out = None, "starting_up", None, 0, []
+        smoothed, reported, best_guess, cand, runs, out = None, "starting_up", None, None, 0, []
         ends = list(range(L, len(k) + 1, stride))
         Z = NZ.normalize_windows(np.stack([k[e - L:e] for e in ends])) if ends else []
         for e, z in zip(ends, Z):
@@ -229,8 +232,11 @@ class ReplayPolicy:
             else:
                 runs = runs + 1 if cand == dec else 1
                 cand = dec
-                if runs >= self.confirmations:
+                need = self.promote if reported == "low_confidence" and dec == best_guess else self.confirmations
+                if runs >= need:
                     reported, cand, runs = dec, None, 0
+            if reported == "low_confidence" and dec == "low_confidence":
+                best_guess = self.labels[b]  # the reported low_confidence's best guess, refreshed
             out.append(((e - 1) / fps, reported))
         return out
 
@@ -328,6 +334,8 @@ def main():
                     "clip's keypoints (with --model as --classifier-model) instead of the Python transcription")
     ap.add_argument("--policy-threshold", type=float, default=0.6, help="robustness suite, Python rules: confidence threshold")
     ap.add_argument("--policy-confirmations", type=int, default=3, help="robustness suite, Python rules: confirmations")
+    ap.add_argument("--policy-promote", type=int, default=1, help="robustness suite, Python rules: confirmations from "
+                    "low_confidence to the action that was its best guess (DecisionPolicy.promotions; 3 = before r34)")
     ap.add_argument("--suite-only", nargs="*", help="robustness suite: only cells whose exercise/factor/value contains one of these")
     a = ap.parse_args()
     clf = Classifier(a.model)
@@ -351,7 +359,8 @@ def main():
             print("(c) skipped: run training/extract_video_keypoints.py first")
     if "r" in a.sections:
         policy = (Replay(a.suite_posewatch, a.model) if a.suite_posewatch else
-                  ReplayPolicy(clf.labels, threshold=a.policy_threshold, confirmations=a.policy_confirmations))
+                  ReplayPolicy(clf.labels, threshold=a.policy_threshold, confirmations=a.policy_confirmations,
+                               promote=a.policy_promote))
         summary["r_robustness"] = section_robustness(clf, a.suite_seed, a.suite_sets, a.suite_only, policy)
     print("\nSUMMARY", json.dumps(summary))
 

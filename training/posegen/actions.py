@@ -22,17 +22,23 @@ PHASE_LOG = None
 # it has been drawn, so the RNG stream is the same with or without them.
 SUITE = {}
 
-# Opt-in variants (r34, train.py --sequence-variants; off by default so the members' data are r26's
-# bit for bit): star jumps and jacks mixed with star jumps as `jumping_jacks`, slow step jacks
-# (down to 3 s a repetition), lunges with the arms forward or overhead. See variants().
-VARIANTS = False
+# Opt-in variants (r34, train.py --sequence-variants; none by default, so the members' data are r26's
+# bit for bit), by name: "star" (star jumps, and jacks mixed with star jumps, as `jumping_jacks`),
+# "slow_step" (step jacks down to 3 s a repetition), "lunge_arms" (lunges with the arms forward or
+# overhead), and in dataset.make_clip "bursts" (sets in short bursts between standing or talking) and
+# "knee_cut" (the frame's bottom edge at the knees). See variants().
+VARIANTS = frozenset()
+VARIANT_NAMES = ("star", "slow_step", "lunge_arms", "bursts", "knee_cut")
 
 
 @contextlib.contextmanager
-def variants(on=True):
-    """Within the block the target generators also draw the r34 variants (VARIANTS above)."""
+def variants(names=VARIANT_NAMES):
+    """Within the block the generators also draw the named r34 variants (VARIANTS above)."""
     global VARIANTS
-    saved, VARIANTS = VARIANTS, on
+    unknown = set(names) - set(VARIANT_NAMES)
+    if unknown:
+        raise ValueError(f"unknown generator variants {sorted(unknown)}; known: {', '.join(VARIANT_NAMES)}")
+    saved, VARIANTS = VARIANTS, frozenset(names)
     try:
         yield
     finally:
@@ -182,7 +188,7 @@ def jacks_and_star_jumps(rng, T, fps, b):
 
 
 def jumping_jacks(rng, T, fps, b):
-    if VARIANTS and not SUITE:
+    if "star" in VARIANTS and not SUITE:
         r = rng.random()
         if r < 0.15:
             return star_jumps(rng, T, fps, b), np.ones(T, bool)
@@ -196,7 +202,7 @@ def jumping_jacks(rng, T, fps, b):
     amp = amp_track(rng, ph, 0.75, 1.05)
     o = cyc(f) * amp
     style = SUITE.get("jj_style", rng.choice(["full", "full", "full", "half", "step"]))
-    if VARIANTS and style == "step" and rng.random() < 0.5:  # slow step jacks: 1.4-3 s a repetition
+    if "slow_step" in VARIANTS and style == "step" and rng.random() < 0.5:  # slow step jacks: 1.4-3 s a repetition
         ph = phase_track(rng, T, fps, rng.uniform(0.33, 0.7), pause_prob=0.05)
         f = ph % 1
         amp = amp_track(rng, ph, 0.75, 1.05)
@@ -294,7 +300,7 @@ def lunges(rng, T, fps, b):
     sym(p, "hip_abd", rng.uniform(2, 8))
     p["pitch"] = p["pitch"] + d * rng.uniform(-5, 15)
     arms = arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "cross", "swing"]), T, fps)
-    if VARIANTS and rng.random() < 0.3:  # arms held forward or overhead (r34)
+    if "lunge_arms" in VARIANTS and rng.random() < 0.3:  # arms held forward or overhead (r34)
         if rng.random() < 0.5:
             sym(p, "sh_flex", rng.uniform(75, 95)); sym(p, "sh_abd", rng.uniform(0, 15)); sym(p, "elbow", rng.uniform(0, 20))
         else:

@@ -67,7 +67,7 @@ def make_clip(rng, label, T, fps):
             else:  # action -> idle
                 p = _blend(p, q, al)
                 flab = np.where(al < 0.5, li, LABELS.index("other"))
-        elif A.VARIANTS and r < 0.6:  # r34: short bursts (2-4 repetitions) between standing or talking
+        elif "bursts" in A.VARIANTS and r < 0.6:  # r34: short bursts (2-4 repetitions) between standing or talking
             q = A.o_talk(rng, T, fps, b) if rng.random() < 0.4 else A.o_idle(rng, T, fps, b)
             ts = np.arange(T) / fps
             al = np.zeros(T)
@@ -81,7 +81,9 @@ def make_clip(rng, label, T, fps):
     heading = rng.uniform(-180, 180)
     p["yaw"] = p["yaw"] + heading
     w = fk(p, b)
-    kp, depth, size = project(w, heading + 0.0, rng)
+    # r34 variant: the frame's bottom edge at the knees (a phone on a shelf, a close webcam)
+    view = {"knee_cut": True} if "knee_cut" in A.VARIANTS and label != "other" and rng.random() < 0.1 else None
+    kp, depth, size = project(w, heading + 0.0, rng, view)
     horiz = float(np.mean(np.abs(p["pitch"]) > 45))
     k = movenet_noise(kp, depth, size, rng, horiz)
     hide_joints(rng, k, p.get("tag", ""))

@@ -338,6 +338,9 @@ def main():
                     "low_confidence to the action that was its best guess (DecisionPolicy.promotions; 3 = before r34)")
     ap.add_argument("--suite-only", nargs="*", help="robustness suite: only cells whose exercise/factor/value contains one of these")
     a = ap.parse_args()
+    if a.suite_posewatch and not os.access(a.suite_posewatch, os.X_OK):
+        print(f"{a.suite_posewatch}: not an executable posewatch (swift build -c release --product posewatch)", file=sys.stderr)
+        return 2
     clf = Classifier(a.model)
     print("model", a.model, os.path.getsize(a.model), "bytes; labels", clf.labels, "fps", clf.fps,
           "window", clf.L, "stride", clf.stride)
@@ -366,4 +369,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -234,14 +234,14 @@ def compact_graph(tf, members, twins, heads, K, F, base="logits", bound=0.0):
     return graph
 
 
-def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0):
+def sequence_entries(em, seed, clips, keep_windows=False, olympic=0.0, variants=()):
     """make_sequences (in chunks: all raw windows at once would need gigabytes) -> entries through
     the float members, labels, use mask, sequence lengths. `olympic` > 0: the Olympic lifts' weight
     among the `other` activities of these sequences (the generator's, which the members train on,
-    is 2.6; see --sequence-olympic)."""
+    is 2.6; see --sequence-olympic). `variants`: the named r34 generator variants too (--sequence-variants)."""
     from posegen.dataset import make_sequences
     import posegen.actions as A
-    with A.other_weights(**({"o_olympic": olympic} if olympic > 0 else {})):
+    with A.other_weights(**({"o_olympic": olympic} if olympic > 0 else {})), A.variants(variants):
         rng = np.random.default_rng(seed)
         E, L, y, use, lens, kept = [], [], [], [], [], []
         for c in range(0, clips, 1000):
@@ -260,10 +260,11 @@ def cached_entries(a, em, seed, clips, keep_windows=False):
     """sequence_entries, saved in / loaded from --members-cache (dev: they depend only on the
     members, the seed, the clip count and the head base; 3 minutes of every run)"""
     if not a.members_cache:
-        return sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic)
-    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}-olympic{a.sequence_olympic:g}.npz")
+        return sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic, a.sequence_variants)
+    path = os.path.join(a.members_cache, f"entries-{seed}-{clips}-{a.head_base}-olympic{a.sequence_olympic:g}"
+                        + "".join(f"-{v}" for v in a.sequence_variants) + ".npz")
     if not os.path.exists(path):
-        out = sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic)
+        out = sequence_entries(em, seed, clips, keep_windows, a.sequence_olympic, a.sequence_variants)
         np.savez(path, *out[:5], *(out[5] if keep_windows else []))  # arr_5: the kept windows
     d = np.load(path)
     out = tuple(d[f"arr_{i}"] for i in range(5))
@@ -391,6 +392,15 @@ def main():
     ap.add_argument("--sequence-olympic", type=float, default=8.0,
                     help="weight of the Olympic lifts among the `other` activities of the heads' training sequences "
                          "(r33: 8; 2.6 = the generator's own mix, which the members train on and r31 used)")
+    # r34 (measured, not adopted: training/README.md): the heads' sequences also hold star jumps and
+    # jacks mixed with star jumps (as jumping jacks), slow step jacks and sets in short bursts between
+    # standing or talking, the robustness suite's failure classes (evaluate.py --sections r); the
+    # members' data are unchanged. Fixes those cells and the dev spans, costs Penn.
+    ap.add_argument("--sequence-variants", type=lambda v: tuple(x for x in v.split(",") if x),
+                    default=(),
+                    help="comma-separated r34 generator variants in the heads' training sequences "
+                         "(star, slow_step, lunge_arms, bursts, knee_cut; posegen/actions.py VARIANTS; none: r33, "
+                         "the committed model; r34 measured star,slow_step,bursts, not adopted)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
     ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
@@ -528,6 +538,7 @@ def export_history(tf, a, t0, model, graph, rep):
                        **({"base": f"log(mean of the branches' probabilities + {PROB_FLOOR})"}
                           if a.head_base == "logprobs" else {}),
                        **({"correction_bound": a.head_bound} if a.head_bound > 0 else {}),
+                       **({"sequence_variants": list(a.sequence_variants)} if a.sequence_variants else {}),
                        # (only for r31's form, so that --graph keras with r30's head sizes writes r30's file)
                        **({"graph": "compact (twins batched with their members)"} if graph is not None else {})})
     blob, it2 = write_model(a, raw, meta)

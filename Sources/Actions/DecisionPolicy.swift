@@ -9,7 +9,10 @@
 ///    `confidenceThreshold` (0.6) is `lowConfidence`, else `action(label)`.
 /// 4. Hysteresis: a decision different from the one reported is only reported after it has come
 ///    out `confirmations` (2) times in a row; until then the previous report stands. Leaving
-///    `startingUp` and entering `noPerson` need no confirmation.
+///    `startingUp` and entering `noPerson` need no confirmation. An action that was the best guess
+///    of the reported `lowConfidence` needs only `promotions` (1): its label did not change, only
+///    its confidence rose past the threshold, and the hysteresis is there against label flicker
+///    (training/README.md, r34: the time to the first label).
 public struct DecisionPolicy: Sendable {
     public var confidenceThreshold: Float = 0.6
     public var minimumPresentShare: Double = 0.6
@@ -17,6 +20,9 @@ public struct DecisionPolicy: Sendable {
     public var smoothing: Float = 0.5
     /// How many consecutive windows a new decision needs before it is reported.
     public var confirmations = 2
+    /// How many consecutive windows an action needs after a reported `lowConfidence` whose best
+    /// guess was that same label (at most `confirmations` are ever needed).
+    public var promotions = 1
 
     private var smoothed: [Float]
     private var hasHistory = false
@@ -79,12 +85,21 @@ public struct DecisionPolicy: Sendable {
             candidate = decision
             candidateRuns = 1
         }
-        if candidateRuns >= confirmations {
+        if candidateRuns >= requiredRuns(from: reported, to: decision) {
             reported = decision
             candidate = nil
             candidateRuns = 0
         }
         return reported
+    }
+
+    /// Windows in a row `decision` needs to replace `reported`: fewer when a low-confidence guess
+    /// becomes confident with the same label.
+    func requiredRuns(from reported: ActionDecision, to decision: ActionDecision) -> Int {
+        if case .lowConfidence(let guess, _) = reported, case .action(let label, _) = decision, guess == label {
+            return max(1, min(promotions, confirmations))
+        }
+        return confirmations
     }
 
     /// Same outcome and, for actions, the same label (confidence may differ).

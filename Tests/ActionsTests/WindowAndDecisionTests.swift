@@ -126,6 +126,33 @@ private func pose(_ marker: Float) -> Pose {
         #expect(decide(&policy, [0.5, 0.3, 0.2]) == .lowConfidence(best: .jumpingJacks, confidence: 0.5))
     }
 
+    @Test func aLowConfidenceGuessThatBecomesConfidentIsReportedAtOnce() {
+        var policy = DecisionPolicy(labelCount: 3)
+        policy.smoothing = 0
+        policy.confirmations = 3
+        #expect(decide(&policy, [0.5, 0.3, 0.2]) == .lowConfidence(best: .jumpingJacks, confidence: 0.5))
+        #expect(decide(&policy, [0.8, 0.1, 0.1]) == .action(.jumpingJacks, confidence: 0.8))
+    }
+
+    @Test func aConfidentLabelOtherThanTheLowConfidenceGuessStillNeedsItsConfirmations() {
+        var policy = DecisionPolicy(labelCount: 3)
+        policy.smoothing = 0
+        policy.confirmations = 3
+        _ = decide(&policy, [0.5, 0.3, 0.2])
+        #expect(decide(&policy, [0.1, 0.8, 0.1]).name == "low_confidence")
+        #expect(decide(&policy, [0.1, 0.8, 0.1]).name == "low_confidence")
+        #expect(decide(&policy, [0.1, 0.8, 0.1]) == .action(.squats, confidence: 0.8))
+    }
+
+    @Test func promotionsCanBeSetBackToTheFullConfirmations() {
+        var policy = DecisionPolicy(labelCount: 3)
+        policy.smoothing = 0
+        policy.promotions = 2
+        _ = decide(&policy, [0.5, 0.3, 0.2])
+        #expect(decide(&policy, [0.8, 0.1, 0.1]).name == "low_confidence")
+        #expect(decide(&policy, [0.8, 0.1, 0.1]).name == "jumping_jacks")
+    }
+
     @Test func smoothingAveragesWithThePreviousWindow() {
         var policy = DecisionPolicy(labelCount: 3)
         _ = decide(&policy, [0.9, 0.1, 0])

@@ -16,6 +16,34 @@ LABELS = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups", "other"]
 # here draws from the RNG or changes what a generator returns.
 PHASE_LOG = None
 
+# Opt-in overrides for the robustness suite (posegen/suite.py): empty = off (the default; the
+# classifier's training data are untouched). Keys: "rate" (reps/s for every phase_track),
+# "burpee_speed", "jj_style", "walk_run", "walk_in_place". Each override replaces a value *after*
+# it has been drawn, so the RNG stream is the same with or without them.
+SUITE = {}
+
+# Opt-in variants (r34, train.py --sequence-variants; none by default, so the members' data are r26's
+# bit for bit), by name: "star" (star jumps, and jacks mixed with star jumps, as `jumping_jacks`),
+# "slow_step" (step jacks down to 3 s a repetition), "lunge_arms" (lunges with the arms forward or
+# overhead), and in dataset.make_clip "bursts" (sets in short bursts between standing or talking) and
+# "knee_cut" (the frame's bottom edge at the knees). See variants().
+VARIANTS = frozenset()
+VARIANT_NAMES = ("star", "slow_step", "lunge_arms", "bursts", "knee_cut")
+
+
+@contextlib.contextmanager
+def variants(names=VARIANT_NAMES):
+    """Within the block the generators also draw the named r34 variants (VARIANTS above)."""
+    global VARIANTS
+    unknown = set(names) - set(VARIANT_NAMES)
+    if unknown:
+        raise ValueError(f"unknown generator variants {sorted(unknown)}; known: {', '.join(VARIANT_NAMES)}")
+    saved, VARIANTS = VARIANTS, frozenset(names)
+    try:
+        yield
+    finally:
+        VARIANTS = saved
+
 
 # ----------------------------------------------------------------------------- helpers
 def smooth_noise(rng, T, fps, scale, hz=0.5):
@@ -31,6 +59,7 @@ def smooth_noise(rng, T, fps, scale, hz=0.5):
 
 def phase_track(rng, T, fps, rate, pause_prob=0.15, pause=(0.2, 1.2), jitter=0.12):
     """continuous phase (rep index + fraction) with tempo variation and pauses at phase 0."""
+    rate = SUITE.get("rate", rate)
     t = 0.0
     marks = [(0.0, 0.0)]  # (time, phase)
     k = 0
@@ -120,14 +149,64 @@ def amp_track(rng, ph, lo=0.8, hi=1.1):
 
 
 # ----------------------------------------------------------------------------- targets
-def jumping_jacks(rng, T, fps, b):
+def star_jumps(rng, T, fps, b):
+    """star jumps: a crouch with the hands low, an explosive jump into an X (arms and legs spread
+    wide in the air), landing back in the crouch. Labelled `jumping_jacks` (training/README.md:
+    the same open-close of arms and legs, counted the same; a set often mixes the two)."""
     p = blank(T)
     standing(p, rng, T, fps, 0.5)
-    ph = phase_track(rng, T, fps, rng.uniform(0.7, 2.0), pause_prob=0.05)
+    ph = phase_track(rng, T, fps, rng.uniform(0.5, 1.0), pause_prob=0.1)
+    f = ph % 1
+    air = np.sin(np.pi * np.clip((f - 0.3) / 0.45, 0, 1))        # in the air for the middle of the rep
+    crouch = np.clip(1 - seg(f, 0.15, 0.3) + seg(f, 0.8, 0.95), 0, 1) * rng.uniform(0.6, 1.0)
+    sym(p, "hip_flex", crouch * rng.uniform(50, 80))
+    sym(p, "knee", crouch * rng.uniform(70, 100) + 5)
+    p["pitch"] = p["pitch"] + crouch * rng.uniform(15, 30)
+    sym(p, "hip_abd", 4 + air * rng.uniform(25, 40))
+    sym(p, "sh_abd", 10 + air * rng.uniform(110, 150))
+    sym(p, "sh_flex", crouch * rng.uniform(10, 40) + air * rng.uniform(-5, 20))
+    sym(p, "elbow", rng.uniform(0, 25) + crouch * 15)
+    sym(p, "ev_up", 1.0); sym(p, "ev_med", 0.5)
+    p["jump"] = air * rng.uniform(0.15, 0.35)
+    return p
+
+
+def jacks_and_star_jumps(rng, T, fps, b):
+    """one set that switches between jumping jacks and star jumps every 2-4 s."""
+    p = jumping_jacks(rng, T, fps, b)[0]
+    q = star_jumps(rng, T, fps, b)
+    sw = np.zeros(T)
+    t = rng.uniform(1.0, 2.5) * fps
+    while t < T:
+        sw[int(t):] = 1 - sw[int(t)]
+        t += rng.uniform(2.0, 4.0) * fps
+    al = np.clip(np.convolve(sw, np.ones(5) / 5, "same"), 0, 1)
+    out = {}
+    for k in p:
+        out[k] = p[k] if k in ("anchor", "bar", "tag") else p[k] * (1 - al) + q[k] * al
+    return out
+
+
+def jumping_jacks(rng, T, fps, b):
+    if "star" in VARIANTS and not SUITE:
+        r = rng.random()
+        if r < 0.15:
+            return star_jumps(rng, T, fps, b), np.ones(T, bool)
+        if r < 0.25:
+            return jacks_and_star_jumps(rng, T, fps, b), np.ones(T, bool)
+    p = blank(T)
+    standing(p, rng, T, fps, 0.5)
+    rate = rng.uniform(0.7, 2.0)
+    ph = phase_track(rng, T, fps, rate, pause_prob=0.05)
     f = ph % 1
     amp = amp_track(rng, ph, 0.75, 1.05)
     o = cyc(f) * amp
-    style = rng.choice(["full", "full", "full", "half", "step"])
+    style = SUITE.get("jj_style", rng.choice(["full", "full", "full", "half", "step"]))
+    if "slow_step" in VARIANTS and style == "step" and rng.random() < 0.5:  # slow step jacks: 1.4-3 s a repetition
+        ph = phase_track(rng, T, fps, rng.uniform(0.33, 0.7), pause_prob=0.05)
+        f = ph % 1
+        amp = amp_track(rng, ph, 0.75, 1.05)
+        o = cyc(f) * amp
     arm_top = rng.uniform(140, 178) if style != "half" else rng.uniform(75, 115)
     a0 = rng.uniform(3, 18)
     sym(p, "sh_abd", a0 + o * (arm_top - a0))
@@ -220,7 +299,15 @@ def lunges(rng, T, fps, b):
     p["Rknee"] = np.where(lead_left, back_knee, front_knee)
     sym(p, "hip_abd", rng.uniform(2, 8))
     p["pitch"] = p["pitch"] + d * rng.uniform(-5, 15)
-    arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "cross", "swing"]), T, fps)
+    arms = arms_style(p, rng, rng.choice(["hang", "hips", "chest", "head", "cross", "swing"]), T, fps)
+    if "lunge_arms" in VARIANTS and rng.random() < 0.3:  # arms held forward or overhead (r34)
+        if rng.random() < 0.5:
+            sym(p, "sh_flex", rng.uniform(75, 95)); sym(p, "sh_abd", rng.uniform(0, 15)); sym(p, "elbow", rng.uniform(0, 20))
+        else:
+            sym(p, "sh_flex", rng.uniform(150, 175)); sym(p, "sh_abd", rng.uniform(5, 25)); sym(p, "elbow", rng.uniform(0, 20))
+        for s in SIDES:
+            p[s + "ev_fwd"][:] = 1.0; p[s + "ev_med"][:] = 0.0; p[s + "ev_up"][:] = 0.0
+            p[s + "sh_flex"] = p[s + "sh_flex"] + smooth_noise(rng, T, fps, 4, 0.7)
     if variant == "walking":
         p["z"] = p["z"] + (ph * rng.uniform(0.5, 0.9))
     return p, np.ones(T, bool)
@@ -309,7 +396,7 @@ def burpees(rng, T, fps, b):
     chest_floor = (not pushup) and rng.random() < 0.25
     keys, times = [], []
     t = -rng.uniform(0, 4)
-    speed = rng.uniform(0.65, 1.5)
+    speed = SUITE.get("burpee_speed", rng.uniform(0.65, 1.5))
     first = True
     starts = []
     while t < T / fps + 2:
@@ -365,8 +452,8 @@ def o_talk(rng, T, fps, b):
 
 def o_walk(rng, T, fps, b):
     p = blank(T)
-    run = rng.random() < 0.25
-    in_place = rng.random() < 0.3
+    run = SUITE.get("walk_run", rng.random() < 0.25)
+    in_place = SUITE.get("walk_in_place", rng.random() < 0.3)
     cad = rng.uniform(0.8, 1.1) if not run else rng.uniform(1.3, 1.6)  # strides/s
     ph = np.arange(T) / fps * cad + rng.uniform(0, 1)
     w = 2 * np.pi * ph

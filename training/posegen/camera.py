@@ -31,18 +31,26 @@ def _burst_mask(rng, T, rate, cont=0.6):
     return m
 
 
-def project(w, heading_deg, rng):
-    """w (T,17,3) world joints -> (kp (T,17,2) pixels, depth (T,17), (W,H))."""
+def project(w, heading_deg, rng, view=None):
+    """w (T,17,3) world joints -> (kp (T,17,2) pixels, depth (T,17), (W,H)).
+
+    `view` (the robustness suite, posegen/suite.py; None in training) fixes some of the camera's
+    random choices after they are drawn, so the RNG stream is the same: "az" (degrees from the
+    person's front), "D" (m), "cam_h" (m), "frame" (W, H), "occ" (the person's share of the frame),
+    "knee_cut" (True: the frame's bottom edge at the knees, lower legs out of frame)."""
+    view = view or {}
     T = w.shape[0]
     hips = w[:, 11:13].mean(1)
     c = hips.mean(0)
     ext = w[..., 1].max() - max(w[..., 1].min(), 0)
     r = rng.random()
     az = rng.uniform(-100, 100) if r < 0.6 else rng.uniform(-180, 180)
+    az = view.get("az", az)
     a = np.radians(heading_deg + az)
     D = rng.uniform(1.8, 7.0) if rng.random() < 0.85 else rng.uniform(1.2, 1.8)
+    D = view.get("D", D)
     cam = c + D * np.array([np.sin(a), 0, np.cos(a)])
-    cam[1] = rng.uniform(0.2, 2.4)
+    cam[1] = view.get("cam_h", rng.uniform(0.2, 2.4))
     tgt = np.array([c[0], rng.uniform(0.2, 1.0) * max(ext, 0.5), c[2]]) + rng.normal(0, 0.1, 3)
     fwd = tgt - cam
     fwd /= np.linalg.norm(fwd)
@@ -56,11 +64,13 @@ def project(w, heading_deg, rng):
     Z = np.maximum(Z, 0.2)
     u, v = X / Z, -Y / Z
     W, H = FRAME_SIZES[rng.integers(len(FRAME_SIZES))]
+    W, H = view.get("frame", (W, H))
     ex, ey = u.max() - u.min(), v.max() - v.min()
     rr = rng.random()
     occ = rng.uniform(0.35, 0.95) if rr < 0.85 else rng.uniform(0.95, 1.6)
+    occ = view.get("occ", occ)
     f = occ * min(W / max(ex, 1e-3), H / max(ey, 1e-3))
-    if rng.random() < 0.2:
+    if rng.random() < 0.2 and "occ" not in view:
         f *= rng.uniform(0.4, 0.8)  # small person, lots of background
     px, py = u * f, v * f
     mx, my = (px.max() + px.min()) / 2, (py.max() + py.min()) / 2
@@ -71,15 +81,26 @@ def project(w, heading_deg, rng):
     if rng.random() < 0.08:  # walked partly out of frame
         ox += rng.choice([-1, 1]) * rng.uniform(0.2, 0.5) * W
     kp = np.stack([px - mx + W / 2 + ox, py - my + H / 2 + oy], -1)
+    if view.get("knee_cut"):
+        # the frame's bottom edge at the knees (their median height): the top of the head at 5-15 %
+        # of the frame, lower legs below it
+        top, knee = float(v.min()), float(np.median(v[:, 13:15]))
+        f = rng.uniform(0.85, 0.95) * H / max(knee - top, 1e-3)
+        f = min(f, 0.95 * W / max(ex, 1e-3))
+        x0 = (u.max() + u.min()) / 2
+        kp = np.stack([(u - x0) * f + W / 2 + rng.uniform(-0.1, 0.1) * W,
+                       (v - knee) * f + H * rng.uniform(0.97, 1.03)], -1)
     return kp, Z, (W, H)
 
 
-def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
+def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0, detector_only=False):
     """kp (T,17,2) clean pixels -> (T,17,3) x,y,score as a MoveNet-like detector would give, or (a
     quarter of the clips) as a human annotator would: small jitter, no outliers, swaps or lost frames,
-    hidden joints simply absent and the others fully visible (Penn Action's visibility flags)."""
+    hidden joints simply absent and the others fully visible (Penn Action's visibility flags).
+    `detector_only` (the robustness suite): always the detector's noise, without bursts of dropped
+    frames."""
     T = kp.shape[0]
-    clean = rng.random() < 0.25
+    clean = rng.random() < 0.25 and not detector_only  # the suite: always the detector's noise
     W, H = size
     out = np.zeros((T, 17, 3))
     valid = np.ones(T, bool)
@@ -148,8 +169,8 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0):
         sc[sm] = sc[sm][:, idx]
     out[..., :2] = xy
     out[..., 2] = sc
-    # dropped frames (no pose) in bursts
-    if not clean and rng.random() < 0.6:
+    # dropped frames (no pose) in bursts (not in the robustness suite: it varies one factor at a time)
+    if not clean and rng.random() < 0.6 and not detector_only:
         dm = _burst_mask(rng, T, rng.uniform(0, 0.08), 0.65)
         if rng.random() < 0.5:
             out[dm] = 0.0

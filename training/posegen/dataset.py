@@ -67,10 +67,23 @@ def make_clip(rng, label, T, fps):
             else:  # action -> idle
                 p = _blend(p, q, al)
                 flab = np.where(al < 0.5, li, LABELS.index("other"))
+        elif "bursts" in A.VARIANTS and r < 0.6:  # r34: short bursts (2-4 repetitions) between standing or talking
+            q = A.o_talk(rng, T, fps, b) if rng.random() < 0.4 else A.o_idle(rng, T, fps, b)
+            ts = np.arange(T) / fps
+            al = np.zeros(T)
+            t = rng.uniform(0.0, 2.0)
+            while t < T / fps:
+                d, tr = rng.uniform(1.5, 5.0), rng.uniform(0.25, 0.5)
+                al = np.maximum(al, np.clip(np.minimum((ts - t) / tr + 0.5, (t + d - ts) / tr + 0.5), 0, 1))
+                t += d + rng.uniform(1.0, 3.0)
+            p = _blend(q, p, al)
+            flab = np.where(al >= 0.5, li, LABELS.index("other"))
     heading = rng.uniform(-180, 180)
     p["yaw"] = p["yaw"] + heading
     w = fk(p, b)
-    kp, depth, size = project(w, heading + 0.0, rng)
+    # r34 variant: the frame's bottom edge at the knees (a phone on a shelf, a close webcam)
+    view = {"knee_cut": True} if "knee_cut" in A.VARIANTS and label != "other" and rng.random() < 0.1 else None
+    kp, depth, size = project(w, heading + 0.0, rng, view)
     horiz = float(np.mean(np.abs(p["pitch"]) > 45))
     k = movenet_noise(kp, depth, size, rng, horiz)
     hide_joints(rng, k, p.get("tag", ""))

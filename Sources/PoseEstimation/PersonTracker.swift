@@ -16,6 +16,10 @@ public struct PersonTracker: Sendable {
     public var centreDistanceFraction: Float = 0.6
     /// Keypoints below this score do not count toward a pose's box.
     public var boxKeypointScore: Float = 0.2
+    /// A candidate with fewer keypoints at `boxKeypointScore` has no box worth tracking: one or two
+    /// points make a box of (nearly) zero size, which no later pose of the person would match, so
+    /// tracking it would lose the person for the whole `patience`. Such a frame is skipped instead.
+    public var minimumBoxKeypoints = 3
 
     private var trackedBox: BoundingBox?
     private var lastSeen: Double = -.infinity
@@ -31,7 +35,7 @@ public struct PersonTracker: Sendable {
         if let tracked = trackedBox, time - lastSeen <= patience {
             var best: (pose: Pose, box: BoundingBox, similarity: Float)?
             for candidate in candidates {
-                guard let box = candidate.boundingBox(minimumScore: boxKeypointScore) else { continue }
+                guard let box = personBox(of: candidate) else { continue }
                 let similarity = self.similarity(of: box, to: tracked)
                 if similarity > 0, similarity > (best?.similarity ?? 0) { best = (candidate, box, similarity) }
             }
@@ -44,7 +48,7 @@ public struct PersonTracker: Sendable {
         }
         var largest: (pose: Pose, box: BoundingBox)?
         for candidate in candidates {
-            guard let box = candidate.boundingBox(minimumScore: boxKeypointScore) else { continue }
+            guard let box = personBox(of: candidate) else { continue }
             if box.area > (largest?.box.area ?? -1) { largest = (candidate, box) }
         }
         guard let largest else { return nil }
@@ -52,6 +56,14 @@ public struct PersonTracker: Sendable {
         lastSeen = time
         trackIdentifier += 1
         return largest.pose
+    }
+
+    /// The candidate's box when enough of its keypoints are confident to track it.
+    private func personBox(of candidate: Pose) -> BoundingBox? {
+        var confident = 0
+        for index in 0..<Joint.count where candidate[index].score >= boxKeypointScore { confident += 1 }
+        guard confident >= minimumBoxKeypoints else { return nil }
+        return candidate.boundingBox(minimumScore: boxKeypointScore)
     }
 
     /// Convenience for single-person models.

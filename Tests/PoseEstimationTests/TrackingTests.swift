@@ -35,6 +35,23 @@ import InferenceCore
         }
     }
 
+    @Test func aFrameWithOneConfidentKeypointDoesNotCaptureTheTrack() {
+        // A blurred frame where only the nose scores: its box has no size, and tracking it would
+        // drop the person (no later box is within reach of a point) for the whole patience.
+        var tracker = PersonTracker()
+        let person = standingPose(centerX: 300)
+        #expect(tracker.select(person, at: 0) == person)
+        var blurred = person
+        for index in 1..<Joint.count { blurred[index].score = 0.05 }
+        #expect(tracker.select(blurred, at: 1.0 / 15) == nil)
+        #expect(tracker.select(person, at: 2.0 / 15) == person)
+        // Nor does one start a track.
+        var fresh = PersonTracker()
+        #expect(fresh.select(blurred, at: 0) == nil)
+        #expect(fresh.select(person, at: 1.0 / 15) == person)
+        #expect(fresh.trackIdentifier == 1)
+    }
+
     @Test func aShortAbsenceKeepsTheTrackAndALongOneLetsSomeoneElseIn() {
         var tracker = PersonTracker()
         _ = tracker.select(standingPose(centerX: 200), at: 0)

@@ -92,7 +92,7 @@ def countix_to_coco(rows: np.ndarray) -> np.ndarray:
 
 def load_countix(subsample_to_model_rate: bool = True, phase: int = 0, convert=countix_to_coco) -> list[Sequence]:
     """`convert`: float[T, 99] rows → float32[T, 17, 3] poses, frame by frame (so it runs after the
-    subsampling); countix_veto.recover_pixels restores each frame's aspect instead."""
+    subsampling)."""
     seqs = []
     with open(os.path.join(COUNTIX, "index.csv")) as f:
         for row in csv.DictReader(f):

@@ -1,31 +1,31 @@
 """Repetition-count evaluation for issue 9: MAE (mean |pred − gt| / gt) and OBO (share |pred − gt| ≤ 1).
 
     # Countix-Fitness and Penn Action through the Python reference counter (counter.py):
-    /work/venv-counter/bin/python training/counter/evaluate.py countix [--rows] [--config "interval_ratio=0.5"] [--phase 1] [--restore-aspect]
-    /work/venv-counter/bin/python training/counter/evaluate.py penn
+    python training/counter/evaluate.py countix [--rows] [--config "interval_ratio=0.5"] [--phase 1]
+    python training/counter/evaluate.py penn
 
     # The same through the Swift counter: the evaluation tests write per-sequence counts,
     #   POSEWATCH_COUNTS_DIR=/tmp/counts swift test --filter RepetitionCounterEvaluationTests
     # and this scores them (and compares them with the Python reference, sequence by sequence):
-    /work/venv-counter/bin/python training/counter/evaluate.py swift /tmp/counts
+    python training/counter/evaluate.py swift /tmp/counts
 
     # Countix through `posewatch replay` (keypoint files): with --action, the counts must equal the
     # Python reference's; with the classifier's labels, the Python reference fed the same label
     # timeline (from the JSONL decisions) must give the same per-label counts (this checks the
     # holding of repetitions seen while no action is decided). Countix's poses are min–max
     # normalised per frame, so the classifier's labels themselves mean little there.
-    /work/venv-counter/bin/python training/counter/evaluate.py replay --posewatch .build/release/posewatch
+    python training/counter/evaluate.py replay --posewatch .build/release/posewatch
 
     # repcount_half (per-repetition bounds; README there), label fixed: in-span and whole-video
     # MAE/OBO, precision/recall/latency of the events, per class and on the tune / report halves
     # (split by subject); the same through `posewatch replay --action` with event-time parity:
-    /work/venv-counter/bin/python training/counter/evaluate.py repcount [--rows] [--config "…"] [--phase 1]
-    /work/venv-counter/bin/python training/counter/evaluate.py replay --set repcount --posewatch .build/release/posewatch
+    python training/counter/evaluate.py repcount [--rows] [--config "…"] [--phase 1]
+    python training/counter/evaluate.py replay --set repcount --posewatch .build/release/posewatch
 
     # Real videos through the whole pipeline, once `posewatch replay` exists (issue 7): the command
     # template gets {input} (the clip, or a converted file from --convert) and {label}; the last
     # JSONL line's summary.reps[label] is the prediction; tolerance from labels.csv.
-    /work/venv-counter/bin/python training/counter/evaluate.py videos \
+    python training/counter/evaluate.py videos \
         --command ".build/release/posewatch replay {input} --action {label} --format jsonl" \
         [--convert "ffmpeg -loglevel error -y -i {clip} -vf fps=15 -pix_fmt yuv420p {output}"]
 
@@ -33,7 +33,7 @@
     # walking, people entering and leaving; exact per-repetition times) through `posewatch replay`
     # with the classifier's labels, and with --action per set; per set and per repetition
     # (scoring.py). Needs no ../shared; generates the held-out seeds into --dir when it has none.
-    /work/venv/bin/python training/counter/evaluate.py sessions --posewatch .build/release/posewatch \
+    python training/counter/evaluate.py sessions --posewatch .build/release/posewatch \
         [--dir /tmp/posewatch-sessions] [--split heldout|tune --generate] [--rows]
 
 Nothing here reads outside ../shared/data or writes into the repository (sessions: into --dir).
@@ -133,13 +133,7 @@ def penn_summary(rows):
 def cmd_countix(args):
     import counter
     config = config_from(args.config)
-    convert = data.countix_to_coco
-    if args.restore_aspect:
-        # ninth round: each frame's lost aspect estimated from bone proportions (the sixth round's
-        # restoration) instead of the poses as the file has them
-        import countix_veto
-        convert = countix_veto.recover_pixels
-    seqs = data.load_countix(phase=args.phase, convert=convert)
+    seqs = data.load_countix(phase=args.phase)
     rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, s.label, config=config).session) for s in seqs]
     score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
 
@@ -713,8 +707,6 @@ def main():
     p.add_argument("--config", default="", help='counter.Config overrides, e.g. "interval_ratio=0.5"')
     p.add_argument("--phase", type=int, default=0,
                    help="source frames to shift the 30 → 15 fps subsampling by (1: the odd frames)")
-    p.add_argument("--restore-aspect", action="store_true",
-                   help="estimate each frame's lost aspect from bone proportions first (a variant, ninth round)")
     p.set_defaults(fn=cmd_countix)
     p = sub.add_parser("repcount", help="repcount_half (per-repetition bounds), label fixed, tune/report halves by subject")
     p.add_argument("--rows", action="store_true")

@@ -33,7 +33,7 @@ such rows, since replaying a keypoint file skips the estimator and its rule) and
 repetition's far-pose time, the segments between them, camera and bucket facts), and
 `index.json` listing the sessions.
 
-    /work/venv/bin/python training/counter/sessions.py --split heldout --count 40 --out /tmp/posewatch-sessions
+    python training/counter/sessions.py --split heldout --count 40 --out /tmp/posewatch-sessions
 
 Needs only numpy; nothing here reads ../shared or writes into the repository.
 """

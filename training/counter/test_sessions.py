@@ -1,6 +1,6 @@
 """Checks of the generated-session benchmark (sessions.py) and its scoring (evaluate.py sessions).
 
-    /work/venv/bin/python -m unittest discover -s training/counter -p "test_sessions.py"
+    python -m unittest discover -s training/counter -p "test_sessions.py"
 
 Needs only numpy; runs in a few seconds.
 """

@@ -10,7 +10,7 @@ from .body import blank, SIDES
 
 LABELS = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups", "other"]
 
-# Opt-in record of the repetition phase (training/counter/learned): None = off (the default, so the
+# Opt-in record of the repetition phase (training/counter/sessions.py): None = off (the default, so the
 # classifier's data are untouched). Set it to a list and every phase_track call appends its phase
 # array (rep index + fraction, per frame) and burpees appends ("keys", cycle start times); nothing
 # here draws from the RNG or changes what a generator returns.

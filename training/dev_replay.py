@@ -17,7 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "Scoring"))
 import score_replay as SR  # noqa: E402
 
-VIDEOS = "/work/shared/data/videos"
+# ../shared/data beside the package root (never committed, only measured).
+VIDEOS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data", "videos")
 
 
 def main():

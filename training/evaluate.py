@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Evaluate the int8 action classifier (LiteRT, exactly the shipped .tflite) on
- (a) held-out generated data, (b) Penn Action COCO-17 keypoints, (c) the dev videos' MoveNet keypoints.
+ (a) held-out generated data, (b) Penn Action COCO-17 keypoints,
+ (r) the generated robustness suite (posegen/suite.py) through replay's decision rules.
 
-    python training/evaluate.py [--model Sources/CActionModel/action_classifier.tflite] [--sections abcr]
- (r) the generated robustness suite (posegen/suite.py) through replay's decision rules: --sections r
-(c) needs keypoints from training/extract_video_keypoints.py (dev only; default /tmp/posewatch_video_kp).
-Nothing here trains; ../shared/data is only measured.
+    python training/evaluate.py [--model Sources/CActionModel/action_classifier.tflite] [--sections abr]
+
+The dev videos are measured through the product's own path: `training/dev_replay.py` (posewatch replay
+with MoveNet). Nothing here trains; ../shared/data is only measured.
 """
 import argparse, csv, json, os, sys
 from collections import Counter
@@ -15,8 +16,9 @@ import numpy as np
 import normalize as NZ
 import tflite_metadata as TM
 
-PENN = "/work/shared/data/keypoints/penn_action_coco17"
-VIDEOS = "/work/shared/data/videos"
+# ../shared/data beside the package root (never committed, only measured).
+SHARED_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "data")
+PENN = os.path.join(SHARED_DATA, "keypoints", "penn_action_coco17")
 PENN_MAP = {"jumping_jacks": "jumping_jacks", "squat": "squats", "pushup": "push_ups"}
 PENN_FPS = 30.0
 PENN_VISIBLE_SCORE = 0.9   # Penn "visible" flag 1 -> score 0.9; 0 -> 0.0 (eyes/ears are absent: 0)
@@ -138,135 +140,6 @@ def section_b(clf):
     return res
 
 
-def section_c(clf, kpdir):
-    labels = clf.labels
-    meta = json.load(open(os.path.join(kpdir, "frames.json")))
-    rows = list(csv.DictReader(open(os.path.join(VIDEOS, "labels.csv"))))
-    span_y, span_p, wy, wp, out_pred = [], [], [], [], Counter()
-    print("\n(c) per labelled span: file, label, span, windows, majority, window votes")
-    for r in rows:
-        m = meta[r["file"]]
-        k = np.load(os.path.join(kpdir, m["npy"])).astype(np.float32)
-        fps = m["fps"]
-        T = len(k)
-        a = float(r["active_from_s"]) if r["active_from_s"] else 0.0
-        b = float(r["active_to_s"]) if r["active_to_s"] else T / fps
-        lab = labels.index(r["label"])
-        starts = np.arange(0, max(T - clf.L + 1, 0), clf.stride)
-        mid = (starts + (clf.L - 1) / 2) / fps
-        inside = (mid >= a) & (mid <= b)
-        sel = starts[inside]
-        whole = None
-        if len(sel) and clf.hist:
-            # a history model runs over the whole video in order (as live), the span's windows picked after
-            whole = clf.probs(np.stack([k[s:s + clf.L] for s in starts]))
-            pr = whole[inside]
-        elif len(sel):
-            pr = clf.probs(np.stack([k[s:s + clf.L] for s in sel]))
-        else:
-            f0, f1 = int(np.ceil(a * fps)), min(T, int(np.floor(b * fps)) + 1)
-            pr = clf.probs(windows_over(k[f0:f1], clf.L, clf.stride, "loop"))
-        p = pr.argmax(1)
-        votes = Counter(p.tolist())
-        best = max(votes.items(), key=lambda kv: (kv[1], pr[p == kv[0]].sum()))[0]
-        span_y.append(lab); span_p.append(best)
-        wy += [lab] * len(p); wp += list(p)
-        # outside the span (title cards, idle): what does it say there?
-        far = (mid < a - 1.0) | (mid > b + 1.0)
-        outside = starts[far]
-        if len(outside):
-            po = (whole[far] if whole is not None else clf.probs(np.stack([k[s:s + clf.L] for s in outside]))).argmax(1)
-            out_pred.update(labels[i] for i in po)
-        ok = "ok " if best == lab else "BAD"
-        print(f"  {ok} {r['file']:<32} {r['label']:<13} {a:5.1f}-{b:5.1f}s n={len(p):3d} -> {labels[best]:<13} "
-              + ", ".join(f"{labels[i]}:{c}" for i, c in votes.most_common()))
-    acc = print_cm("(c) dev videos: majority label per labelled span", labels, span_y, span_p)
-    print_cm("(c') dev videos: windows inside labelled spans", labels, wy, wp)
-    print("(c'') windows well outside the spans (title cards, idle; 'other' is right):", dict(out_pred))
-    return acc
-
-
-class ReplayPolicy:
-    """posewatch's decision rules (Sources/Actions/DecisionPolicy.swift with the appliance's defaults:
-    threshold 0.6, present share 0.6, exponential smoothing 0.5, 3 confirmations, 1 promotion) and
-    ActionPipeline's history rule (cleared whenever a window is not classified)."""
-
-    def __init__(self, labels, threshold=0.6, present=0.6, smoothing=0.5, confirmations=3, promote=1):
-        self.labels, self.threshold, self.present = labels, threshold, present
-        self.smoothing, self.confirmations = smoothing, confirmations
-        # windows an action needs after `low_confidence` whose best guess was that same label (r34;
-        # DecisionPolicy.promotions; before r34 the full confirmations)
-        self.promote = min(promote, confirmations)
-
-    def run(self, clf, k, size=None):
-        """k (T,17,3) one clip's keypoints from its first frame -> list of (t seconds, decision name),
-        one per stride once the window is full, as `posewatch replay` reports them."""
-        L, stride, fps = clf.L, clf.stride, clf.fps
-        present = (k[..., 2] >= 0.2).any(-1)  # the tracker drops a pose with no joint >= 0.2
-        h = np.zeros(clf.hist["shape"], np.float32) if clf.hist else None
-        smoothed, reported, best_guess, cand, runs, out = None, "starting_up", None, None, 0, []
-        ends = list(range(L, len(k) + 1, stride))
-        Z = NZ.normalize_windows(np.stack([k[e - L:e] for e in ends])) if ends else []
-        for e, z in zip(ends, Z):
-            share = present[e - L:e].mean()
-            if share < self.present:
-                if h is not None:
-                    h[:] = 0
-                smoothed, reported, cand, runs = None, "no_person", None, 0
-                out.append(((e - 1) / fps, reported))
-                continue
-            clf.it.set_tensor(clf.i, z[None])
-            if h is not None:
-                clf.it.set_tensor(clf.hi, h)
-            clf.it.invoke()
-            pr = clf.it.get_tensor(clf.o)[0].copy()
-            if h is not None:
-                h = np.concatenate([h[:, 1:], clf.it.get_tensor(clf.so)[None]], 1)
-            smoothed = pr if smoothed is None else self.smoothing * smoothed + (1 - self.smoothing) * pr
-            b = int(smoothed.argmax())
-            dec = self.labels[b] if smoothed[b] >= self.threshold else "low_confidence"
-            if dec == reported:
-                cand, runs = None, 0
-            elif reported == "starting_up":
-                reported, cand, runs = dec, None, 0
-            else:
-                runs = runs + 1 if cand == dec else 1
-                cand = dec
-                need = self.promote if reported == "low_confidence" and dec == best_guess else self.confirmations
-                if runs >= need:
-                    reported, cand, runs = dec, None, 0
-            if reported == "low_confidence" and dec == "low_confidence":
-                best_guess = self.labels[b]  # the reported low_confidence's best guess, refreshed
-            out.append(((e - 1) / fps, reported))
-        return out
-
-
-class Replay:
-    """the suite's clips through the real `posewatch replay` (tracker, window, history, decision
-    rules; --classifier-model picks the model) instead of ReplayPolicy's transcription."""
-
-    def __init__(self, posewatch, model=None, extra=()):
-        import tempfile
-        self.cmd = [posewatch, "replay"]
-        self.extra = (["--classifier-model", model] if model else []) + list(extra)
-        self.tmp = os.path.join(tempfile.mkdtemp(prefix="posewatch-suite-"), "clip.npy")
-        self.threshold, self.smoothing, self.confirmations = "config", "config", "config"
-
-    def run(self, clf, k, size):
-        import subprocess
-        np.save(self.tmp, k)
-        r = subprocess.run(self.cmd + [self.tmp, "--fps", f"{clf.fps:g}", "--frame-size", f"{size[0]}x{size[1]}",
-                                       "--format", "jsonl"] + self.extra, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"posewatch replay exited {r.returncode}: {r.stderr.strip()}")
-        out = []
-        for line in r.stdout.splitlines():
-            d = json.loads(line)
-            if "label" in d and "event" not in d and "summary" not in d:
-                out.append((d["t"], d["label"]))
-        return out
-
-
 def section_robustness(clf, seed, per_cell, only=None, policy=None):
     """the generated robustness suite (posegen/suite.py), each clip through `policy` as replay runs it.
     Per cell: sets whose majority decision is right (the dev spans' rule) over the decisions whose
@@ -324,10 +197,9 @@ def section_robustness(clf, seed, per_cell, only=None, policy=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(HERE, "..", "Sources", "CActionModel", "action_classifier.tflite"))
-    ap.add_argument("--sections", default="abc")
+    ap.add_argument("--sections", default="ab")
     ap.add_argument("--gen-seed", type=int, default=777001)
     ap.add_argument("--gen-clips", type=int, default=1500)
-    ap.add_argument("--video-kp", default="/tmp/posewatch_video_kp")
     ap.add_argument("--suite-seed", type=int, default=9100000, help="robustness suite (section r) base seed")
     ap.add_argument("--suite-sets", type=int, default=40, help="robustness suite: sets per cell")
     ap.add_argument("--suite-posewatch", metavar="BIN", help="robustness suite: decisions from `BIN replay` on each "
@@ -346,7 +218,7 @@ def main():
           "window", clf.L, "stride", clf.stride)
     if clf.hist:
         print(f"history model: {clf.hist['length']} previous decisions; (a) windows alone (empty history), "
-              "(b) each Penn clip's windows in order, (c) each video's windows in order")
+              "(b) each Penn clip's windows in order")
     summary = {}
     if "a" in a.sections:
         summary["a_generated_window_acc"] = section_a(clf, a.gen_seed, a.gen_clips)
@@ -355,11 +227,6 @@ def main():
             summary["b_penn_window_acc"] = section_b(clf)
         else:
             print("(b) skipped: no", PENN)
-    if "c" in a.sections:
-        if os.path.exists(os.path.join(a.video_kp, "frames.json")):
-            summary["c_video_span_acc"] = section_c(clf, a.video_kp)
-        else:
-            print("(c) skipped: run training/extract_video_keypoints.py first")
     if "r" in a.sections:
         policy = (Replay(a.suite_posewatch, a.model) if a.suite_posewatch else
                   ReplayPolicy(clf.labels, threshold=a.policy_threshold, confirmations=a.policy_confirmations,

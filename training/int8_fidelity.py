@@ -6,7 +6,7 @@ float model's top-2 margin (log-probability) of the windows whose decision int8 
 accuracy each gets on Penn. The agreement needs no labels: a quantization change can be judged on
 it without selecting on Penn's accuracy.
 
-    /work/venv-train/bin/python training/int8_fidelity.py FLOAT.tflite INT8.tflite [INT8 ...]
+    python training/int8_fidelity.py FLOAT.tflite INT8.tflite [INT8 ...]
 """
 import os, sys
 from collections import Counter

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Dev tool: MoveNet keypoints (LiteRT, letterboxed) at 2 fps from dev clips, for tuning the no-person rule.
 Usage: presence_frames.py CLIP.mp4 ... (writes /tmp/presence/kp.npz); then presence_tune.py."""
-import subprocess, numpy as np, sys, json
+import os, subprocess, numpy as np, sys, json
 from ai_edge_litert.interpreter import Interpreter
-M='/work/shared/models/movenet_singlepose_lightning_int8_4.tflite'
+# ../shared beside the package root (never committed, only measured).
+SHARED=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','..','..','shared')
+M=os.path.join(SHARED,'models','movenet_singlepose_lightning_int8_4.tflite')
 it=Interpreter(model_path=M); it.allocate_tensors()
 inp=it.get_input_details()[0]['index']; out=it.get_output_details()[0]['index']
 def frames(path, fps):
@@ -16,10 +18,10 @@ def frames(path, fps):
     return np.frombuffer(raw,np.uint8)[:n*192*192*3].reshape(n,192,192,3)
 res={}
 for name in sys.argv[1:]:
-    fr=frames('/work/shared/data/videos/'+name, 2)
+    fr=frames(os.path.join(SHARED,'data','videos',name), 2)
     outs=[]
     for f in fr:
         it.set_tensor(inp,f[None]); it.invoke(); outs.append(it.get_tensor(out)[0,0].copy())
     res[name]=np.array(outs)
-import os; os.makedirs('/tmp/presence', exist_ok=True)
+os.makedirs('/tmp/presence', exist_ok=True)
 np.savez('/tmp/presence/kp.npz',**res)

@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# Tests/System/run-image-test.sh — builds posewatch's Raspberry Pi image and proves it by booting it.
+#
+#   sudo Tests/System/run-image-test.sh [--deb posewatch_<v>_arm64.deb] [--image IMG(.xz)]
+#
+# 1. Build: deploy/image/build.sh with the arm64 .deb (--deb, $POSEWATCH_IMAGE_DEB, else the newest
+#    in /var/cache/posewatch-ci/deb-arm64/ that `sudo .ci/check-arm64.sh --incremental --deb` makes)
+#    and MoveNet (../shared/models or $POSEWATCH_MODEL). --image tests an image built before.
+# 2. Static checks of what no emulator shows: the MBR, partition types and labels, config.txt
+#    (arm_64bit, kernel and initramfs present), cmdline.txt (root= matches the partition table),
+#    the firmware and the DTBs of the boards we claim.
+# 3. Boot a copy, as an owner would have prepared the card: Raspberry Pi Imager-style cloud-init
+#    files (user-data with hostname, user and SSH key; network-config with a fixed address and a
+#    Wi-Fi network; meta-data), a posewatch.toml and a journal-upload.conf, all written to the FAT
+#    partition with mtools. QEMU `virt` (TCG, Cortex-A72 like the Pi 4) boots the image's own kernel,
+#    initrd and cmdline.txt on its own root partition (virtio disk). Stand-in hardware: vivid and a
+#    gpio-sim chip named like the Pi header (guest/imagetest-hardware.sh; gpio-sim.ko from
+#    run-system-test.sh's kernel cache), added to the test copy only.
+#    Network: QEMU user networking with restrict=on (the guest reaches nothing outside this
+#    machine): the host's SSH reaches the guest's fixed address; the guest's journal upload goes
+#    to 10.0.2.100:19532, forwarded to a systemd-journal-remote listening on 127.0.0.1.
+# 4. Checks over SSH from the host, one PASS:/FAIL: line each; then a bad posewatch.toml on the boot
+#    partition and a reboot: the board must come back, reachable, with the error in the journal and
+#    in `posewatch doctor`.
+# Exit 0 when no check failed. Logs: $POSEWATCH_IMAGETEST_DIR (default /var/cache/posewatch-ci/imagetest).
+# Needs root. Without the MoveNet model it prints one SKIP: line and exits 0.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+deb=${POSEWATCH_IMAGE_DEB:-} image=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --deb) deb=${2:?--deb needs a file}; shift 2 ;;
+        --image) image=${2:?--image needs a file}; shift 2 ;;
+        *) echo "usage: $0 [--deb posewatch_<v>_arm64.deb] [--image IMG(.xz)]" >&2; exit 2 ;;
+    esac
+done
+[ "$(id -u)" = 0 ] || { echo "run-image-test.sh: needs root (image build, chroot)" >&2; exit 2; }
+model_name=movenet_singlepose_lightning_int8_4.tflite
+model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
+[ -n "${POSEWATCH_MODEL:-}" ] || [ -f "$model" ] || model=/work/shared/models/$model_name
+if [ ! -f "$model" ]; then
+    echo "SKIP: image test: no MoveNet model at $model (../shared/models next to the checkout, or POSEWATCH_MODEL)"
+    exit 0
+fi
+work=${POSEWATCH_IMAGETEST_DIR:-/var/cache/posewatch-ci/imagetest}
+vm_timeout=${IMAGETEST_BOOT_TIMEOUT:-900}
+mkdir -p "$work"
+exec 9>"$work/lock"
+flock -w 3600 9 || { echo "run-image-test.sh: another image test holds $work/lock" >&2; exit 1; }
+rm -rf "$work/run"; mkdir -p "$work/run"; run=$work/run
+
+t_start=$(date +%s)
+log() { printf '[%5ss] %s\n' "$(( $(date +%s) - t_start ))" "$*"; }
+passes=0 fails=0
+pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { local name=$1; shift; if "$@" >> "$run/checks.log" 2>&1; then pass "$name"; else fail "$name"; fi; }
+qemu_pid="" remote_pid=""
+cleanup() {
+    [ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
+    [ -n "$remote_pid" ] && kill "$remote_pid" 2>/dev/null
+    rm -f "$run/test.img"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for p in qemu-system-arm mtools fdisk socat jq openssh-client systemd-journal-remote xz-utils e2fsprogs; do
+    dpkg -s "$p" >/dev/null 2>&1 || need="${need:-} $p"
+done
+[ -z "${need:-}" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
+
+# ------------------------------------------------------------------ 1. build
+t0=$(date +%s)
+if [ -z "$image" ]; then
+    [ -n "$deb" ] || deb=$(ls -t /var/cache/posewatch-ci/deb-arm64/posewatch_*_arm64.deb 2>/dev/null | head -n 1)
+    if [ -z "$deb" ]; then
+        log "no arm64 .deb: building it (.ci/check-arm64.sh --incremental --deb: Swift 6.0.3 in an emulated Debian 13 root; ~30 min cold)"
+        "$repo/.ci/check-arm64.sh" --incremental --deb > "$run/deb.log" 2>&1 || { tail -20 "$run/deb.log"; echo "FAIL: could not build the arm64 .deb"; exit 1; }
+        deb=$(ls -t /var/cache/posewatch-ci/deb-arm64/posewatch_*_arm64.deb | head -n 1)
+    fi
+    log "building the image from $deb"
+    mkdir -p "$work/image"
+    if ! "$repo/deploy/image/build.sh" --deb "$deb" --model "$model" --output "$work/image" --keep-img | tee "$run/build.out"; then
+        echo "FAIL: deploy/image/build.sh"; exit 1
+    fi
+    image=$(ls -t "$work"/image/posewatch-*-rpi-arm64.img | head -n 1)
+fi
+build_s=$(( $(date +%s) - t0 ))
+case "$image" in
+    *.xz) log "xz -d $image"; xz -dc "$image" > "$run/image.img"; image=$run/image.img ;;
+esac
+[ -f "$image" ] || { echo "FAIL: no image at $image"; exit 1; }
+log "image: $image ($(( $(stat -c %s "$image") / 1048576 )) MiB)"
+
+# ------------------------------------------------------------------ 2. static checks
+echo "---- static checks (what the emulator cannot show)"
+sfdisk -J "$image" > "$run/partitions.json" 2>> "$run/checks.log"
+part() { jq -r ".partitiontable.partitions[$1].$2 // empty" "$run/partitions.json"; }
+label_id=$(jq -r '.partitiontable.id // empty' "$run/partitions.json")
+p1_start=$(part 0 start) p2_start=$(part 1 start)
+if [ "$(jq -r .partitiontable.label "$run/partitions.json")" = dos ] && [ "$(part 0 type)" = c ] && [ "$(part 0 bootable)" = true ] \
+   && [ "$(part 1 type)" = 83 ] && [ "$(jq '.partitiontable.partitions | length' "$run/partitions.json")" = 2 ]; then
+    pass "partition table: MBR (id $label_id), 1: FAT32 LBA (0x0c) bootable at sector $p1_start, 2: Linux (0x83) at sector $p2_start"
+else
+    fail "partition table: want MBR with FAT32 0x0c bootable + Linux 0x83, got $(jq -c '.partitiontable' "$run/partitions.json")"
+fi
+boot_off=$(( p1_start * 512 )) root_off=$(( p2_start * 512 ))
+boot_label=$(blkid -p -O "$boot_off" -s LABEL -o value "$image" 2>/dev/null)
+root_label=$(blkid -p -O "$root_off" -s LABEL -o value "$image" 2>/dev/null)
+root_type=$(blkid -p -O "$root_off" -s TYPE -o value "$image" 2>/dev/null)
+[ "$boot_label" = RASPIFIRM ] && [ "$root_label" = RASPIROOT ] && [ "$root_type" = ext4 ] \
+    && pass "file systems: boot vfat RASPIFIRM, root $root_type $root_label" \
+    || fail "file systems: boot label '$boot_label', root '$root_label' ($root_type)"
+fat="$image@@$boot_off"
+mtype -i "$fat" ::config.txt > "$run/config.txt" 2>> "$run/checks.log"
+mtype -i "$fat" ::cmdline.txt > "$run/cmdline.txt" 2>> "$run/checks.log"
+mdir -b -i "$fat" :: 2>/dev/null | sed 's#^::/##' > "$run/boot-files.txt"
+has_boot_file() { grep -qx "$1" "$run/boot-files.txt"; }
+kernel_file=$(tr -d '\r' < "$run/config.txt" | sed -n 's/^kernel=//p' | tail -n 1)
+initrd_file=$(tr -d '\r' < "$run/config.txt" | sed -n 's/^initramfs \([^ ]*\).*/\1/p' | tail -n 1)
+if grep -qx 'arm_64bit=1' <(tr -d '\r' < "$run/config.txt") && [ -n "$kernel_file" ] && has_boot_file "$kernel_file" \
+   && [ -n "$initrd_file" ] && has_boot_file "$initrd_file"; then
+    pass "config.txt: arm_64bit=1, kernel=$kernel_file and initramfs $initrd_file present on the boot partition"
+else
+    fail "config.txt: arm_64bit=1 / kernel ($kernel_file) / initramfs ($initrd_file) missing (see $run/config.txt)"
+fi
+cmdline=$(tr -d '\r\n' < "$run/cmdline.txt")
+root_arg=$(tr ' ' '\n' <<< "$cmdline" | sed -n 's/^root=//p' | tail -n 1)
+case "$root_arg" in
+    LABEL=*) [ "${root_arg#LABEL=}" = "$root_label" ] && root_ok=yes || root_ok=no ;;
+    PARTUUID=*) [ "${root_arg#PARTUUID=}" = "${label_id#0x}-02" ] && root_ok=yes || root_ok=no ;;
+    *) root_ok=no ;;
+esac
+[ "$root_ok" = yes ] && grep -qw rootwait <<< "$cmdline" \
+    && pass "cmdline.txt: root=$root_arg matches the root partition, rootwait ($cmdline)" \
+    || fail "cmdline.txt: root=$root_arg does not match the partition table (label $root_label, id $label_id) or no rootwait: $cmdline"
+# The boards docs/image.md claims: Pi 3 B/B+/A+, Zero 2 W (bcm2837/bcm2710), 4 B, 400, CM4 (bcm2711).
+missing=""
+for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat \
+         bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb bcm2837-rpi-3-a-plus.dtb bcm2837-rpi-zero-2-w.dtb \
+         bcm2711-rpi-4-b.dtb bcm2711-rpi-400.dtb bcm2711-rpi-cm4-io.dtb; do
+    has_boot_file "$f" || missing="$missing $f"
+done
+[ -z "$missing" ] && pass "boot partition: firmware (bootcode.bin, start*.elf, fixup*.dat) and the DTBs of Pi 3 B/B+/A+, Zero 2 W, 4 B, 400, CM4" \
+    || fail "boot partition lacks:$missing"
+missing=""
+for f in user-data meta-data posewatch.toml journal-upload.conf; do has_boot_file "$f" || missing="$missing $f"; done
+[ -z "$missing" ] && pass "boot partition: the owner's files user-data, meta-data, posewatch.toml, journal-upload.conf" \
+    || fail "boot partition lacks the owner's files:$missing"
+kver=${kernel_file#vmlinuz-}
+
+# ------------------------------------------------------------------ 3. the owner's card
+log "preparing the test card: first-boot files on the FAT partition, stand-in hardware in the root"
+cp --sparse=always "$image" "$run/test.img"
+# A 4 GiB "card": cloud-init must grow the root partition to it.
+truncate -s 4G "$run/test.img"
+fat="$run/test.img@@$boot_off"
+rm -f "$run/id_ed25519"*; ssh-keygen -q -t ed25519 -N '' -C imagetest@host -f "$run/id_ed25519"
+# What Raspberry Pi Imager's OS customisation writes (hostname, user in Raspberry Pi OS's groups
+# with an SSH key and sudo, time zone), plus nothing Imager would not.
+cat > "$run/user-data" <<USERDATA
+#cloud-config
+hostname: posewatch-imgtest
+manage_etc_hosts: true
+users:
+- name: owner
+  groups: users,adm,dialout,audio,netdev,video,plugdev,cdrom,games,input,gpio,spi,i2c,render,sudo
+  shell: /bin/bash
+  lock_passwd: true
+  ssh_authorized_keys:
+    - $(cat "$run/id_ed25519.pub")
+  sudo: ALL=(ALL) NOPASSWD:ALL
+timezone: Europe/London
+USERDATA
+printf 'instance-id: imagetest-%s\n' "$(date +%s)" > "$run/meta-data"
+# A fixed address the DHCP server would never hand out (10.0.2.15 is QEMU's), so reaching it proves
+# network-config was applied; and a Wi-Fi network as Imager writes it (no radio in the VM: the check
+# is that netplan set up wpa_supplicant for it).
+cat > "$run/network-config" <<'NETCFG'
+network:
+  version: 2
+  ethernets:
+    eth0:
+      match:
+        macaddress: "52:54:00:12:34:56"
+      set-name: eth0
+      dhcp4: false
+      addresses: [10.0.2.50/24]
+      routes:
+        - to: default
+          via: 10.0.2.2
+  wifis:
+    renderer: networkd
+    wlan0:
+      dhcp4: true
+      optional: true
+      access-points:
+        "posewatch-test-ssid":
+          password: "imagetest-wifi-passphrase"
+NETCFG
+# The owner's posewatch.toml: the vivid camera, summaries every 4 s, a watchdog that waits out TCG.
+cat > "$run/posewatch.toml" <<'TOML'
+# posewatch image test
+[camera]
+device = "/dev/video0"
+[journal]
+summary_interval = 4
+[watchdog]
+max_stall = 60.0
+TOML
+printf '[Upload]\nURL=http://10.0.2.100:19532\n' > "$run/journal-upload.conf"
+for f in user-data meta-data network-config posewatch.toml journal-upload.conf; do
+    mcopy -o -i "$fat" "$run/$f" "::$f" || fail "mcopy $f to the boot partition"
+done
+# Stand-in hardware (test copy only): gpio-sim.ko for this kernel from run-system-test.sh's cache.
+kcache=/var/cache/posewatch-ci/systest-arm64/kernel-$kver
+if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+    log "gpio-sim.ko for $kver: run-system-test.sh arm64 --prepare-kernel"
+    "$here/run-system-test.sh" arm64 --prepare-kernel > "$run/prepare-kernel.log" 2>&1 || true
+fi
+if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+    fail "no gpio-sim.ko for the image's kernel $kver (run-system-test.sh arm64 --prepare-kernel built $(ls -d /var/cache/posewatch-ci/systest-arm64/kernel-* 2>/dev/null | sed 's#.*/kernel-##'); rebuild the image with --refresh-rootfs for the same kernel)"
+    echo "SUMMARY image-test pass=$passes fail=$fails (no boot)"; exit 1
+fi
+# debugfs writes into the ext4 root inside the image file (offset syntax): no loop device, no mount.
+rootfs="$run/test.img?offset=$root_off"
+cat > "$run/debugfs.cmd" <<DEBUGFS
+mkdir /usr/local/lib/imagetest
+write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko
+write $here/guest/imagetest-hardware.sh /usr/local/lib/imagetest/imagetest-hardware.sh
+write $here/guest/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
+symlink /etc/systemd/system/multi-user.target.wants/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
+DEBUGFS
+debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
+debugfs -R 'stat /etc/systemd/system/imagetest-hardware.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
+    || { fail "could not add the stand-in hardware to the test card (see $run/debugfs.log)"; exit 1; }
+mcopy -o -i "$fat" "::$kernel_file" "$run/vmlinuz"
+mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img"
+
+# ------------------------------------------------------------------ 4. boot
+jport=19532 sport=2222
+while ss -ltn | grep -q ":$jport "; do jport=$((jport + 1)); done
+while ss -ltn | grep -q ":$sport "; do sport=$((sport + 1)); done
+mkdir -p "$run/remote"
+/lib/systemd/systemd-journal-remote --listen-http="127.0.0.1:$jport" --output="$run/remote/" > "$run/journal-remote.log" 2>&1 &
+remote_pid=$!
+# The image's own command line, with the virt machine's serial console last (/dev/console).
+append="$cmdline console=ttyAMA0"
+q=(qemu-system-aarch64 -accel tcg -M virt -cpu cortex-a72 -smp 2 -m 2048 -display none -monitor none
+   -serial "file:$run/console.log"
+   -kernel "$run/vmlinuz" -initrd "$run/initrd.img" -append "$append"
+   -drive "if=none,file=$run/test.img,format=raw,id=card" -device virtio-blk-pci,drive=card
+   -netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$sport-10.0.2.50:22,guestfwd=tcp:10.0.2.100:19532-cmd:socat - TCP:127.0.0.1:$jport"
+   -device virtio-net-pci,netdev=net0,mac=52:54:00:12:34:56)
+printf '%q ' "${q[@]}" > "$run/qemu.cmd"; echo >> "$run/qemu.cmd"
+log "booting under TCG (kernel $kver), limit ${vm_timeout}s"
+t_boot=$(date +%s)
+timeout --kill-after=10 "$vm_timeout" "${q[@]}" < /dev/null > "$run/qemu.out" 2>&1 &
+qemu_pid=$!
+
+ssh_opts=(-i "$run/id_ed25519" -p "$sport" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+          -o BatchMode=yes -o ConnectTimeout=10 -o LogLevel=ERROR)
+g() { timeout 120 ssh "${ssh_opts[@]}" owner@127.0.0.1 "$@"; }
+wait_ssh() {  # wait_ssh SECONDS: until the guest accepts our key
+    local limit=$(( $(date +%s) + $1 ))
+    while (( $(date +%s) < limit )); do
+        kill -0 "$qemu_pid" 2>/dev/null || return 1
+        g true 2>/dev/null && return 0
+        sleep 5
+    done
+    return 1
+}
+echo "---- first boot"
+if wait_ssh 720; then
+    pass "first boot: SSH as 'owner' with the key from user-data accepted from the host after $(( $(date +%s) - t_boot )) s (fixed address 10.0.2.50 from network-config)"
+else
+    fail "first boot: no SSH login in 720 s (console: $run/console.log)"
+    tail -n 30 "$run/console.log"
+    echo "SUMMARY image-test pass=$passes fail=$fails"; exit 1
+fi
+# Let first-boot work settle (cloud-init's final stage, posewatch's start).
+g 'timeout 300 cloud-init status --wait' > "$run/cloud-init-status.txt" 2>&1
+g 'sudo systemctl is-system-running --wait' > "$run/system-running.txt" 2>&1
+info_boot=$(g 'systemd-analyze 2>/dev/null | head -n 1')
+echo "INFO: $info_boot; system $(cat "$run/system-running.txt"); cloud-init $(tr '\n' ' ' < "$run/cloud-init-status.txt")"
+g 'sudo systemctl --failed --no-legend' > "$run/failed-units.txt" 2>&1
+[ -s "$run/failed-units.txt" ] && echo "INFO: failed units: $(tr -s ' \n' ' ' < "$run/failed-units.txt")"
+
+h=$(g hostname)
+[ "$h" = posewatch-imgtest ] && pass "user-data: hostname $h" || fail "user-data: hostname '$h', want posewatch-imgtest"
+groups=$(g id -nG)
+for want in sudo adm video gpio; do grep -qw "$want" <<< "$groups" || missing_group="${missing_group:-} $want"; done
+[ -z "${missing_group:-}" ] && g 'sudo -n true' && pass "user-data: user owner in Imager's groups ($groups), sudo without password" \
+    || fail "user-data: user owner groups '$groups' (missing:${missing_group:-}) or no sudo"
+auth=$(ssh -v -p "$sport" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes \
+       -o PubkeyAuthentication=no -o PreferredAuthentications=password,keyboard-interactive owner@127.0.0.1 true 2>&1 \
+       | sed -n 's/.*Authentications that can continue: //p' | head -n 1)
+[ "$auth" = publickey ] && pass "SSH: keys only (the server offers '$auth')" || fail "SSH: the server offers '$auth', want publickey only"
+addr=$(g ip -4 -o addr show dev eth0 | awk '{print $4}')
+wpa=$(g 'sudo cat /run/netplan/wpa-wlan0.conf 2>/dev/null' | grep -c 'posewatch-test-ssid')
+[ "$addr" = 10.0.2.50/24 ] && [ "$wpa" -ge 1 ] \
+    && pass "network-config: eth0 $addr (fixed, not QEMU's DHCP 10.0.2.15); Wi-Fi network handed to wpa_supplicant (netplan wpa-wlan0.conf)" \
+    || fail "network-config: eth0 '$addr', wpa_supplicant config for the Wi-Fi network: $wpa"
+part_size=$(g 'lsblk -bno SIZE /dev/disk/by-label/RASPIROOT') fs_size=$(g 'df -B1 --output=size / | tail -n 1')
+(( ${part_size:-0} > 3 * 1024 * 1024 * 1024 && ${fs_size:-0} > 3 * 1024 * 1024 * 1024 )) \
+    && pass "root grown to the card: partition $(( part_size / 1048576 )) MiB, file system $(( fs_size / 1048576 )) MiB (4 GiB card)" \
+    || fail "root not grown to the 4 GiB card: partition ${part_size:-?} B, file system ${fs_size:-?} B"
+g 'test ! -e /boot/firmware/posewatch.toml' 2>/dev/null; moved=$?
+g 'sudo grep -q "^summary_interval = 4" /etc/posewatch/posewatch.toml' && [ "$moved" = 0 ] \
+    && pass "posewatch.toml from the boot partition moved to /etc/posewatch/ ($(g 'journalctl -b -u posewatch-boot-config -o cat | grep applied | head -n 1'))" \
+    || fail "posewatch.toml not moved from the boot partition to /etc/posewatch/"
+mid=$(g cat /etc/machine-id) keys=$(g 'ls /etc/ssh/ssh_host_ed25519_key.pub 2>/dev/null')
+[ ${#mid} = 32 ] && [ -n "$keys" ] && pass "per-card identity made on first boot: machine-id $mid, SSH host keys" \
+    || fail "machine-id '$mid' / SSH host keys '$keys'"
+g 'sudo /usr/lib/posewatch/install-model --check' > "$run/model-check.txt" 2>&1 \
+    && pass "MoveNet baked in: $(tr -d '\n' < "$run/model-check.txt")" || fail "MoveNet: $(tr -d '\n' < "$run/model-check.txt")"
+js=$(g 'systemctl is-active systemd-timesyncd systemd-networkd systemd-resolved avahi-daemon ssh' | paste -sd' ')
+[ "$js" = "active active active active active" ] && pass "services: timesyncd, networkd, resolved, avahi, ssh active" || fail "services: $js"
+jdir=$(g 'ls -d /var/log/journal/$(cat /etc/machine-id) 2>/dev/null') jmax=$(g 'systemd-analyze cat-config systemd/journald.conf | sed -n "s/^SystemMaxUse=//p" | tail -n 1')
+[ -n "$jdir" ] && [ "$jmax" = 64M ] && pass "journal: persistent ($jdir), SystemMaxUse=$jmax" || fail "journal: dir '$jdir', SystemMaxUse '$jmax'"
+
+echo "---- posewatch"
+ready=no
+for i in $(seq 1 60); do
+    st=$(g 'systemctl show -p ActiveState,SubState,StatusText,NRestarts posewatch | paste -sd" "')
+    case "$st" in *ActiveState=active*SubState=running*) ready=yes; break ;; esac
+    sleep 5
+done
+[ "$ready" = yes ] && pass "posewatch READY (Type=notify, started at boot): $st" || fail "posewatch not READY: $st"
+g 'sudo bash -s' < "$here/guest/imagetest-leds.sh" > "$run/leds.txt" 2>&1
+if grep -q '^PASS:' "$run/leds.txt"; then pass "$(sed -n 's/^PASS: //p' "$run/leds.txt")"; else fail "$(sed -n 's/^FAIL: //p' "$run/leds.txt")$(grep -v '^FAIL' "$run/leds.txt" | head -n 2)"; fi
+sleep 8
+g 'journalctl -u posewatch -o json --no-pager' > "$run/posewatch-journal.json" 2>&1
+n=$(jq -r 'select(.SYSLOG_IDENTIFIER == "posewatch") | .MESSAGE' "$run/posewatch-journal.json" 2>/dev/null | wc -l)
+nsum=$(jq -r 'select(.POSEWATCH_EVENT == "summary") | .MESSAGE' "$run/posewatch-journal.json" 2>/dev/null | wc -l)
+(( n > 0 && nsum > 0 )) && pass "ssh … journalctl -u posewatch -o json from the host: $n posewatch entries, $nsum summaries (POSEWATCH_EVENT=summary)" \
+    || fail "ssh … journalctl -u posewatch -o json: $n posewatch entries, $nsum summaries"
+up_state=$(g 'systemctl show -p ActiveState,SubState,NRestarts systemd-journal-upload | paste -sd" "')
+got=0
+for i in $(seq 1 24); do
+    got=$(journalctl --directory="$run/remote" SYSLOG_IDENTIFIER=posewatch -o json 2>/dev/null | jq -r '._HOSTNAME' | grep -c posewatch-imgtest)
+    (( got > 0 )) && break
+    sleep 5
+done
+(( got > 0 )) && pass "journal upload: systemd-journal-remote on the host received $got posewatch entries from posewatch-imgtest ($up_state)" \
+    || fail "journal upload: no posewatch entries reached systemd-journal-remote ($up_state; $run/journal-remote.log)"
+
+echo "---- a bad posewatch.toml on the boot partition, then a reboot"
+printf '[camera]\nfps = 30\n' | g 'sudo tee /boot/firmware/posewatch.toml >/dev/null'
+g 'sudo systemctl reboot' >/dev/null 2>&1
+sleep 20
+t_reboot=$(date +%s)
+if wait_ssh 600; then
+    pass "bad posewatch.toml: the board came back and is reachable over SSH after $(( $(date +%s) - t_reboot + 20 )) s"
+    sleep 10
+    for i in $(seq 1 12); do
+        st=$(g 'systemctl show -p ActiveState,Result,ExecMainStatus,NRestarts posewatch | paste -sd" "')
+        case "$st" in *ExecMainStatus=78*) break ;; esac
+        sleep 5
+    done
+    line=$(g 'journalctl -b -u posewatch -p err -o cat --no-pager' | grep -m1 'posewatch.toml:')
+    [[ "$st" == *ExecMainStatus=78* && "$st" == *NRestarts=0* && -n "$line" ]] \
+        && pass "bad posewatch.toml: posewatch stopped with 78, not restarted; journal: $line" \
+        || fail "bad posewatch.toml: $st; journal line '$line'"
+    doc=$(g 'posewatch doctor 2>&1' | grep -m1 'posewatch.toml:')
+    [[ "$doc" == */etc/posewatch/posewatch.toml:2* ]] && pass "bad posewatch.toml: posewatch doctor names the file and line: $doc" \
+        || fail "bad posewatch.toml: posewatch doctor says '$doc', want /etc/posewatch/posewatch.toml:2"
+    g 'sudo systemctl poweroff' >/dev/null 2>&1
+else
+    fail "bad posewatch.toml: the board did not come back over SSH in 600 s after the reboot"
+fi
+wait "$qemu_pid" 2>/dev/null; qemu_pid=""
+echo "SUMMARY image-test pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
+echo "logs: $run (console.log, checks.log, posewatch-journal.json, remote/)"
+[ "$fails" = 0 ]

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# deploy/image/check-recipe.sh: fast static check of the Raspberry Pi image recipe (run by .ci/run;
+# building and booting the image is Tests/System/run-image-test.sh, which takes far longer).
+# One PASS:/FAIL: line per check and a closing "N passed, N failed" line; exit 1 on any failure.
+# Checks that the pieces agree with each other (labels, paths, packages), that the scripts parse,
+# and runs apply-boot-config (the boot-partition settings) on scratch directories.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+passes=0 fails=0
+pass() { echo "PASS: $*"; passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# Scripts parse.
+bad=""
+for f in "$here/build.sh" "$here/configure-in-root.sh" "$here/rootfs/usr/lib/posewatch-image/apply-boot-config" \
+         "$repo/Tests/System/run-image-test.sh" "$repo/Tests/System/guest/imagetest-hardware.sh" \
+         "$repo/Tests/System/guest/imagetest-leds.sh"; do
+    case "$(head -n 1 "$f")" in *bash*) bash -n "$f" 2>/dev/null || bad="$bad $f" ;; *) sh -n "$f" 2>/dev/null || bad="$bad $f" ;; esac
+done
+[ -z "$bad" ] && pass "image scripts parse (bash -n / sh -n)" || fail "syntax errors in:$bad"
+
+# The package list: what the image promises is in it, and nothing twice.
+pkgs=$(grep -v '^#' "$here/debian-packages" | grep -v '^[[:space:]]*$')
+missing=""
+for p in linux-image-arm64 raspi-firmware firmware-brcm80211 systemd-sysv systemd-timesyncd systemd-journal-remote \
+         wpasupplicant netplan.io cloud-init cloud-guest-utils openssh-server avahi-daemon libgpiod3 libv4l-0t64; do
+    grep -qx "$p" <<< "$pkgs" || missing="$missing $p"
+done
+dups=$(sort <<< "$pkgs" | uniq -d | paste -sd' ')
+odd=$(grep -v '^[a-z0-9][a-z0-9+.-]*$' <<< "$pkgs" | paste -sd' ')
+[ -z "$missing$dups$odd" ] && pass "debian-packages: $(wc -l <<< "$pkgs") packages, the promised ones present" \
+    || fail "debian-packages: missing:${missing:- none}; twice: ${dups:-none}; not a package name: ${odd:-none}"
+
+# Labels: genimage makes RASPIFIRM/RASPIROOT; fstab, raspi-firmware's ROOTPART and cloud-init's
+# NoCloud fs_label must name the same ones, and the boot partition must be MBR FAT32 (0x0C).
+cfg=$here/genimage.cfg.in conf=$here/configure-in-root.sh
+grep -q 'label = "RASPIFIRM"' "$cfg" && grep -q 'label = "RASPIROOT"' "$cfg" \
+  && grep -q '^LABEL=RASPIROOT  */  ' "$conf" && grep -q '^LABEL=RASPIFIRM  */boot/firmware  *vfat' "$conf" \
+  && grep -q 'ROOTPART=LABEL=RASPIROOT' "$conf" \
+  && grep -q 'fs_label: RASPIFIRM' "$here/rootfs/etc/cloud/cloud.cfg.d/60-posewatch.cfg" \
+  && grep -q 'mountpoint = "/boot/firmware"' "$cfg" \
+  && grep -q 'partition-table-type = "mbr"' "$cfg" && grep -q 'partition-type = 0x0C' "$cfg" \
+  && pass "labels agree: genimage RASPIFIRM/RASPIROOT = fstab = raspi-firmware ROOTPART = cloud-init fs_label; MBR, FAT32 0x0C" \
+  || fail "labels or partition types disagree between genimage.cfg.in, configure-in-root.sh and the cloud-init config"
+
+# Units: every ExecStart names a program the image has (ours in rootfs/, or Debian's).
+bad=""
+for u in "$here"/rootfs/etc/systemd/system/*.service "$repo"/Tests/System/guest/imagetest-hardware.service; do
+    grep -q '^\[Service\]' "$u" || bad="$bad $(basename "$u"):no-[Service]"
+    for prog in $(sed -n 's/^ExecStart=[-@!+]*\([^ ]*\).*/\1/p' "$u"); do
+        case "$prog" in
+            /usr/lib/posewatch-image/*) [ -x "$here/rootfs$prog" ] || bad="$bad $(basename "$u"):$prog" ;;
+            /usr/bin/ssh-keygen|/bin/sh|/usr/lib/systemd/systemd-networkd-wait-online) ;;
+            *) bad="$bad $(basename "$u"):$prog(unknown)" ;;
+        esac
+    done
+done
+for u in posewatch-boot-config.service posewatch-ssh-host-keys.service; do
+    grep -q "systemctl enable.*$u\|$u.*\\\\\$" "$conf" || grep -q "$u" "$conf" || bad="$bad $u:not-enabled"
+done
+[ -z "$bad" ] && pass "units: ExecStart programs exist, the image's own units are enabled by configure-in-root.sh" || fail "units:$bad"
+
+# user-data and meta-data on the boot partition are valid cloud-config YAML.
+if python3 -c 'import yaml' 2>/dev/null; then
+    out=$(python3 - "$here/boot/user-data" "$here/boot/meta-data" <<'PY' 2>&1
+import sys, yaml
+ud = open(sys.argv[1]).read()
+assert ud.startswith("#cloud-config\n"), "user-data must start with #cloud-config"
+d = yaml.safe_load(ud)
+assert isinstance(d, dict) and d.get("hostname") == "posewatch", f"user-data hostname: {d!r}"
+m = yaml.safe_load(open(sys.argv[2]))
+assert isinstance(m, dict) and m.get("instance-id"), f"meta-data needs an instance-id: {m!r}"
+PY
+    ) && pass "boot/user-data and boot/meta-data: valid cloud-config (hostname posewatch, an instance-id)" || fail "boot/user-data, meta-data: $out"
+else
+    fail "python3-yaml is missing: cannot check boot/user-data"
+fi
+
+# apply-boot-config, run on scratch directories as the board runs it at boot.
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+mkdir -p "$t/boot" "$t/etc/posewatch"
+printf '[camera]\r\ndevice = "/dev/video0"\r\n' > "$t/boot/posewatch.toml"
+echo 'old = 1' > "$t/etc/posewatch/posewatch.toml"
+cp "$here/boot/journal-upload.conf" "$t/boot/journal-upload.conf"
+POSEWATCH_BOOT_DIR=$t/boot POSEWATCH_ETC_DIR=$t/etc "$here/rootfs/usr/lib/posewatch-image/apply-boot-config" > "$t/out1" 2>&1; rc1=$?
+printf '[Upload]\nURL=http://collector.invalid:19532\n' > "$t/boot/journal-upload.conf"
+POSEWATCH_BOOT_DIR=$t/boot POSEWATCH_ETC_DIR=$t/etc "$here/rootfs/usr/lib/posewatch-image/apply-boot-config" > "$t/out2" 2>&1; rc2=$?
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ ! -e "$t/boot/posewatch.toml" ] \
+   && [ "$(cat "$t/etc/posewatch/posewatch.toml")" = $'[camera]\ndevice = "/dev/video0"' ] \
+   && [ "$(cat "$t/etc/posewatch/posewatch.toml.previous")" = 'old = 1' ] \
+   && grep -q 'no URL= line' "$t/out1" \
+   && [ ! -e "$t/boot/journal-upload.conf" ] && grep -q '^URL=http://collector.invalid:19532$' "$t/etc/systemd/journal-upload.conf.d/60-boot-partition.conf"; then
+    pass "apply-boot-config: posewatch.toml moved (CRLF → LF, previous kept), journal-upload.conf applied only with a URL"
+else
+    fail "apply-boot-config: exit $rc1/$rc2; $(cat "$t/out1" "$t/out2" | paste -sd' ')"
+fi
+
+echo "image recipe: $passes passed, $fails failed"
+[ "$fails" = 0 ]

@@ -44,7 +44,7 @@ if [ ! -f "$model" ]; then
     exit 0
 fi
 work=${POSEWATCH_IMAGETEST_DIR:-/var/cache/posewatch-ci/imagetest}
-vm_timeout=${IMAGETEST_BOOT_TIMEOUT:-900}
+vm_timeout=${IMAGETEST_BOOT_TIMEOUT:-1800}
 mkdir -p "$work"
 exec 9>"$work/lock"
 flock -w 3600 9 || { echo "run-image-test.sh: another image test holds $work/lock" >&2; exit 1; }
@@ -175,29 +175,29 @@ timezone: Europe/London
 USERDATA
 printf 'instance-id: imagetest-%s\n' "$(date +%s)" > "$run/meta-data"
 # A fixed address the DHCP server would never hand out (10.0.2.15 is QEMU's), so reaching it proves
-# network-config was applied; and a Wi-Fi network as Imager writes it (no radio in the VM: the check
-# is that netplan set up wpa_supplicant for it).
+# network-config was applied; and a Wi-Fi network in the form Imager writes (no `network:` wrapper,
+# `wifis:` with renderer networkd; no radio in the VM: the check is that netplan set up
+# wpa_supplicant for it).
 cat > "$run/network-config" <<'NETCFG'
-network:
-  version: 2
-  ethernets:
-    eth0:
-      match:
-        macaddress: "52:54:00:12:34:56"
-      set-name: eth0
-      dhcp4: false
-      addresses: [10.0.2.50/24]
-      routes:
-        - to: default
-          via: 10.0.2.2
-  wifis:
-    renderer: networkd
-    wlan0:
-      dhcp4: true
-      optional: true
-      access-points:
-        "posewatch-test-ssid":
-          password: "imagetest-wifi-passphrase"
+version: 2
+ethernets:
+  eth0:
+    match:
+      macaddress: "52:54:00:12:34:56"
+    set-name: eth0
+    dhcp4: false
+    addresses: [10.0.2.50/24]
+    routes:
+      - to: default
+        via: 10.0.2.2
+wifis:
+  renderer: networkd
+  wlan0:
+    dhcp4: true
+    optional: true
+    access-points:
+      "posewatch-test-ssid":
+        password: "imagetest-wifi-passphrase"
 NETCFG
 # The owner's posewatch.toml: the vivid camera, summaries every 4 s, a watchdog that waits out TCG.
 cat > "$run/posewatch.toml" <<'TOML'

@@ -151,7 +151,7 @@ cat "$here/boot/posewatch.toml.head" "$repo/deploy/posewatch.toml" > "$root/boot
 # ---- the image ---------------------------------------------------------------------------------
 # The root partition: the tree plus a quarter and 256 MiB (journal, logs, apt's lists), in MiB;
 # cloud-init grows it to the card at first boot.
-used=$(du -s -B1M --exclude=./boot/firmware "$root" | cut -f1)
+used=$(( $(du -s -B1M "$root" | cut -f1) - $(du -s -B1M "$root/boot/firmware" | cut -f1) ))
 root_size=$(( used + used / 4 + 256 ))M
 say "genimage: root $root_size (tree ${used} MiB), boot 512M"
 sed -e "s/@ROOT_SIZE@/$root_size/" -e "s/@IMAGE@/$base.img/" "$here/genimage.cfg.in" > "$work/genimage.cfg"

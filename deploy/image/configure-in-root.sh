@@ -28,7 +28,6 @@ systemctl is-enabled posewatch.service
 # write config.txt, cmdline.txt, the kernel, initrd and DTBs to /boot/firmware.
 sed -i 's/^#\{0,1\}ROOTPART=.*/ROOTPART=LABEL=RASPIROOT/' /etc/default/raspi-firmware
 grep -q '^ROOTPART=LABEL=RASPIROOT$' /etc/default/raspi-firmware
-update-initramfs -u -k all
 dpkg-reconfigure raspi-firmware
 
 cat > /etc/fstab <<'FSTAB'

@@ -25,6 +25,9 @@
 # Exit 0 when no check failed. Logs: $POSEWATCH_IMAGETEST_DIR (default /var/cache/posewatch-ci/imagetest).
 # Needs root. Without the MoveNet model it prints one SKIP: line and exits 0.
 set -uo pipefail
+# The whole script is one function called on the last line: bash reads a script as it runs, so an
+# edit to this file during a run (it runs for half an hour) cannot derail it.
+main() {
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 deb=${POSEWATCH_IMAGE_DEB:-} image=""
@@ -295,7 +298,7 @@ for want in sudo adm video gpio; do grep -qw "$want" <<< "$groups" || missing_gr
     || fail "user-data: user owner groups '$groups' (missing:${missing_group:-}) or no sudo"
 auth=$(ssh -v -p "$sport" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes \
        -o PubkeyAuthentication=no -o PreferredAuthentications=password,keyboard-interactive owner@127.0.0.1 true 2>&1 \
-       | sed -n 's/.*Authentications that can continue: //p' | head -n 1)
+       | sed -n 's/.*Authentications that can continue: //p' | head -n 1 | tr -d '\r ')
 [ "$auth" = publickey ] && pass "SSH: keys only (the server offers '$auth')" || fail "SSH: the server offers '$auth', want publickey only"
 addr=$(g ip -4 -o addr show dev eth0 | awk '{print $4}')
 wpa=$(g 'sudo cat /run/netplan/wpa-wlan0.conf 2>/dev/null' | grep -c 'posewatch-test-ssid')
@@ -374,3 +377,5 @@ wait "$qemu_pid" 2>/dev/null; qemu_pid=""
 echo "SUMMARY image-test pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
 echo "logs: $run (console.log, checks.log, posewatch-journal.json, remote/)"
 [ "$fails" = 0 ]
+}
+main "$@"; exit

@@ -362,7 +362,8 @@ if wait_ssh 600; then
         case "$st" in *ExecMainStatus=78*) break ;; esac
         sleep 5
     done
-    line=$(g 'journalctl -b -u posewatch -p err -o cat --no-pager' | grep -m1 'posewatch.toml:')
+    # posewatch writes it to stderr, which journald stores under the unit at the stream's priority.
+    line=$(g 'journalctl -b -u posewatch -o cat --no-pager' | grep -m1 'posewatch\.toml:2: ')
     [[ "$st" == *ExecMainStatus=78* && "$st" == *NRestarts=0* && -n "$line" ]] \
         && pass "bad posewatch.toml: posewatch stopped with 78, not restarted; journal: $line" \
         || fail "bad posewatch.toml: $st; journal line '$line'"

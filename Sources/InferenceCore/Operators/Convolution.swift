@@ -136,14 +136,7 @@ extension PrepareContext {
         let p = try prepareConvolution(node, depthwise: false, padding: padding, strideWidth: strideWidth,
                                        strideHeight: strideHeight, dilationWidth: dilationWidth,
                                        dilationHeight: dilationHeight, activation: activation)
-        return PreparedKernel(reference: { tensors in
-            ReferenceKernels.conv2DPerChannelInt8(
-                p, input: tensors.input(0).assumingMemoryBound(to: Int8.self),
-                filter: tensors.input(1).assumingMemoryBound(to: Int8.self),
-                bias: p.hasBias ? tensors.optionalInput(2)?.assumingMemoryBound(to: Int32.self) : nil,
-                output: tensors.output().assumingMemoryBound(to: Int8.self))
-            return nil
-        }, optimized: optimizedConvolution(node, p, depthwise: false))
+        return convolutionKernel(node, p, depthwise: false, reference: ReferenceKernels.conv2DPerChannelInt8)
     }
 
     func prepareDepthwiseConv2D(_ node: OperatorNode) throws(ModelError) -> PreparedKernel {
@@ -153,14 +146,23 @@ extension PrepareContext {
         let p = try prepareConvolution(node, depthwise: true, padding: padding, strideWidth: strideWidth,
                                        strideHeight: strideHeight, dilationWidth: dilationWidth,
                                        dilationHeight: dilationHeight, activation: activation)
-        return PreparedKernel(reference: { tensors in
-            ReferenceKernels.depthwiseConv2DPerChannelInt8(
-                p, input: tensors.input(0).assumingMemoryBound(to: Int8.self),
-                filter: tensors.input(1).assumingMemoryBound(to: Int8.self),
-                bias: p.hasBias ? tensors.optionalInput(2)?.assumingMemoryBound(to: Int32.self) : nil,
-                output: tensors.output().assumingMemoryBound(to: Int8.self))
+        return convolutionKernel(node, p, depthwise: true, reference: ReferenceKernels.depthwiseConv2DPerChannelInt8)
+    }
+
+    /// Both convolutions' kernels: the reference one over the node's tensors (input, filter, the
+    /// optional bias, output) and the optimised one when the filter can be packed.
+    private func convolutionKernel(
+        _ node: OperatorNode, _ p: ConvolutionParameters, depthwise: Bool,
+        reference: @escaping (ConvolutionParameters, UnsafePointer<Int8>, UnsafePointer<Int8>, UnsafePointer<Int32>?,
+                              UnsafeMutablePointer<Int8>) -> Void
+    ) -> PreparedKernel {
+        PreparedKernel(reference: { tensors in
+            reference(p, tensors.input(0).assumingMemoryBound(to: Int8.self),
+                      tensors.input(1).assumingMemoryBound(to: Int8.self),
+                      p.hasBias ? tensors.optionalInput(2)?.assumingMemoryBound(to: Int32.self) : nil,
+                      tensors.output().assumingMemoryBound(to: Int8.self))
             return nil
-        }, optimized: optimizedConvolution(node, p, depthwise: true))
+        }, optimized: optimizedConvolution(node, p, depthwise: depthwise))
     }
 
     /// The optimised kernel for a convolution node: its filter and bias must be constants in the

@@ -3,7 +3,7 @@
 
 Usage (from the package root, after `swift build -c release`):
 
-    /work/venv/bin/python Tests/Benchmarks/compare_litert.py [--threads 1 2] [--rounds 5]
+    python Tests/Benchmarks/compare_litert.py [--threads 1 2] [--rounds 5]
         [--iterations 100] [--warmup 10] [--model ../shared/models/movenet_singlepose_lightning_int8_4.tflite]
 
 Each round runs, in a rotating order, one fresh process per engine:
@@ -13,7 +13,7 @@ Each round runs, in a rotating order, one fresh process per engine:
 Every engine gets the same input: byte i = ((i * 2654435761) mod 2^32) >> 24 (posewatch bench's
 pattern). Per run: median, p90 and min of the per-invoke latencies; the table shows, per engine, the
 median over rounds of each statistic, and the ratios posewatch / LiteRT of the medians.
-Needs numpy and ai-edge-litert (e.g. /work/venv/bin/python).
+Needs numpy and ai-edge-litert (a venv with both).
 """
 import argparse
 import os

@@ -41,7 +41,6 @@ done
 [ "$(id -u)" = 0 ] || { echo "run-image-test.sh: needs root (image build, chroot)" >&2; exit 2; }
 model_name=movenet_singlepose_lightning_int8_4.tflite
 model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
-[ -n "${POSEWATCH_MODEL:-}" ] || [ -f "$model" ] || model=/work/shared/models/$model_name
 if [ ! -f "$model" ]; then
     echo "SKIP: image test: no MoveNet model at $model (../shared/models next to the checkout, or POSEWATCH_MODEL)"
     exit 0

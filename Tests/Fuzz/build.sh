@@ -19,7 +19,7 @@ c_module() {
   name=$1; shift
   mkdir -p "$OUT/$name"
   printf 'module %s {\n    umbrella "%s/Sources/%s/include"\n    export *\n}\n' "$name" "$ROOT" "$name" >"$OUT/$name/module.modulemap"
-  rm -f "$OUT/lib$name.a"
+  rm -f "$OUT/lib$name.a" "$OUT/$name"/*.o  # a source removed since the last build leaves no object behind
   for source in Sources/"$name"/*.c; do
     clang $CFLAGS "$@" -I "Sources/$name/include" -c "$source" -o "$OUT/$name/$(basename "$source" .c).o"
   done

@@ -129,9 +129,11 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
             let at = try #require(event["at"]?.doubleValue), t = try #require(event["t"]?.doubleValue)
             #expect(at <= t)
         }
-        // The first squat happened before the classifier named the set and was credited as it did.
+        // The first squat ended before the classifier named the set and was credited as it did.
         let first = try #require(events.first)
-        #expect((first["t"]?.doubleValue ?? 0) - (first["at"]?.doubleValue ?? 0) > 0.5)
+        let named = try #require(records.first { $0["event"] == nil && $0["label"]?.stringValue == "squats" })
+        #expect(first["t"]?.doubleValue == named["t"]?.doubleValue)
+        #expect((first["at"]?.doubleValue ?? .infinity) < (first["t"]?.doubleValue ?? 0))
     }
 
     @Test func theClassifierPathGivesOnlyKnownLabelsAndASummaryThatAddsUp() throws {

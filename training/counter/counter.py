@@ -239,6 +239,7 @@ class RepetitionCounter:
         self.leg_pending = False
         self.leg_slot = -1  # -1: the waiting repetition is the labelled exercise's; else its index in unnamed
         self.unnamed = []  # [time, passes the squat/lunge cues] of repetitions seen while no exercise was named
+        self.unnamed_await = -1  # count_at != "far": index of the unnamed repetition not ended yet
         self.other_since = None
         self.last_rep_t = -np.inf
         self.scale_hist = []
@@ -275,6 +276,7 @@ class RepetitionCounter:
         self.exc = None
         self.rest_extreme = None
         self.deferred = None
+        self.unnamed_await = -1  # its end will not be seen in the old frame
         self.cycles = []
         self.cycle_start = None
 
@@ -406,6 +408,7 @@ class RepetitionCounter:
             self.reset_motion()
         if self.unnamed and t - self.last_rep_t > c.set_pause_s:
             self.unnamed = []  # the set ended before anyone named it
+            self.unnamed_await = -1
         credited = None
         if action in COUNTABLE:
             self.other_since = None
@@ -609,6 +612,11 @@ class RepetitionCounter:
                     self.deferred = action
                     return result
                 return self.count(action, now, 1, at=t)
+        if self.unnamed_await >= 0 and self.side != 0:
+            if (self.side == self.rest and before != self.rest) or (self.side != self.rest and self.still):
+                self.unnamed[self.unnamed_await][0] = t  # a repetition's time is its end
+                self.last_rep_t = t
+                self.unnamed_await = -1
         if self.deferred is not None and self.side != 0:
             back = self.side == self.rest and before != self.rest
             leaving = self.side != self.rest and ((self.rest == -1 and cur < hi - m) or (self.rest == 1 and cur > lo + m))
@@ -685,6 +693,8 @@ class RepetitionCounter:
         if action not in COUNTABLE:
             if c.credit_unnamed:
                 self.add_unnamed(t)
+                if c.count_at != "far":
+                    self.unnamed_await = len(self.unnamed) - 1
             return None
         self.candidates.append((now, t, self.last_rest_t))
         self.cand_times.append(t)
@@ -809,6 +819,8 @@ class RepetitionCounter:
         if n <= 0:
             return
         del self.unnamed[:n]
+        if self.unnamed_await >= 0:
+            self.unnamed_await = max(-1, self.unnamed_await - n)
         if self.leg_pending and self.leg_slot >= 0:
             self.leg_slot -= n
             if self.leg_slot < 0:
@@ -821,9 +833,13 @@ class RepetitionCounter:
         gated = action in ("squats", "lunges")
         waiting = self.leg_slot if self.leg_pending and self.leg_slot >= 0 else -1
         result = None
+        in_progress, self.unnamed_await = self.unnamed_await, -1
         for i, (when, passes) in enumerate(self.unnamed):
             if not gated or (passes and i != waiting):
-                result = self.count(action, now, 1, at=when)
+                if i == in_progress and i != waiting:
+                    self.deferred = action  # not ended yet: counts at its end, as under the label
+                else:
+                    result = self.count(action, now, 1, at=when)
         if waiting >= 0:
             if gated:
                 self.leg_slot = -1  # still folding its legs: now a squat or lunge waiting to count

@@ -160,6 +160,10 @@ public final class RepetitionCounter {
     private let pendingTimes: UnsafeMutablePointer<Double>
     private let pendingPassesLegCues: UnsafeMutablePointer<Bool>
     private var pendingCount = 0
+    /// With `countsAtReturn`: the index of the pending repetition that reached the far side and
+    /// has not ended yet (-1: none). Its time becomes its end when it returns, as a counted
+    /// repetition's does; if its exercise is named first, it counts at its end like one.
+    private var pendingAwaitingReturn = -1
     /// When the last repetition was seen (counted or pending): a pause longer than
     /// `setPauseSeconds` after it ends the set.
     private var lastRepetitionTime = -Double.infinity
@@ -280,6 +284,7 @@ public final class RepetitionCounter {
         }
         if pendingCount > 0, timestamp - lastRepetitionTime > configuration.setPauseSeconds {
             pendingCount = 0  // the set ended before anyone named it
+            pendingAwaitingReturn = -1
         }
         if let action, action.isCountable {
             otherSince = nil
@@ -317,6 +322,7 @@ public final class RepetitionCounter {
         lastRestTime = -Double.infinity
         legPending = false
         awaitingReturn = false
+        pendingAwaitingReturn = -1  // its end will not be seen in the old frame: it keeps its far-side time
     }
 
     /// The person left (or the image changed): the window, the held joints and held repetitions go.
@@ -325,6 +331,7 @@ public final class RepetitionCounter {
         scaleHistoryCount = 0
         seenJoints = 0
         pendingCount = 0  // whoever did them has left
+        pendingAwaitingReturn = -1
         otherSince = nil
         lastRepetitionTime = -Double.infinity
     }
@@ -574,8 +581,16 @@ public final class RepetitionCounter {
         guard pendingCount > 0 else { return }
         let gated = Self.isStandingLegExercise(action)
         let waiting = legPending && legPendingSlot >= 0 ? legPendingSlot : -1
+        let inProgress = pendingAwaitingReturn
+        pendingAwaitingReturn = -1
         for index in 0..<pendingCount where !gated || (pendingPassesLegCues[index] && index != waiting) {
-            count(action, at: pendingTimes[index])
+            if index == inProgress, index != waiting {
+                // Not ended yet: it counts at its end, as one seen under the label would.
+                awaitingReturn = true
+                awaitingAction = action
+            } else {
+                count(action, at: pendingTimes[index])
+            }
         }
         if waiting >= 0 {
             // Still folding its legs: a squat or lunge now, counted when they have (or dropped).
@@ -598,6 +613,7 @@ public final class RepetitionCounter {
             pendingPassesLegCues[index - dropped] = pendingPassesLegCues[index]
         }
         pendingCount -= dropped
+        if pendingAwaitingReturn >= 0 { pendingAwaitingReturn = max(-1, pendingAwaitingReturn - dropped) }
         if legPending, legPendingSlot >= 0 {
             legPendingSlot -= dropped
             if legPendingSlot < 0 { legPending = false }
@@ -684,7 +700,13 @@ public final class RepetitionCounter {
         } else {
             checkPendingLegs(action: action, time: time)
         }
-        guard awaitingReturn, move == .toRest || (side != 0 && side != restSide && still) else { return }
+        let ended = move == .toRest || (side != 0 && side != restSide && still)
+        if ended, pendingAwaitingReturn >= 0 {
+            pendingTimes[pendingAwaitingReturn] = time  // a repetition's time is its end
+            lastRepetitionTime = time
+            pendingAwaitingReturn = -1
+        }
+        guard awaitingReturn, ended else { return }
         awaitingReturn = false
         if action == awaitingAction {
             count(awaitingAction, at: time)
@@ -715,6 +737,7 @@ public final class RepetitionCounter {
         lastRepetitionTime = time
         guard let action, action.isCountable else {
             addPending(at: time)
+            if configuration.countsAtReturn { pendingAwaitingReturn = pendingCount - 1 }
             return
         }
         if Self.isStandingLegExercise(action), configuration.requiresUprightTorso, !torsoUpright(at: time) {

@@ -22,22 +22,8 @@ enum KernelCheck {
         init() {}
     }
 
-    /// SplitMix64: reproducible data from a seed.
-    struct Random: Sendable {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int8() -> Int8 { Int8(truncatingIfNeeded: next()) }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-        }
-    }
+    /// Reproducible data from a seed: the module's `SplitMix64` (RobustnessTests.swift).
+    typealias Random = SplitMix64
 
     /// Runs `kernel` on standalone buffers: `inputs` are tensors 0..<n, `output` tensor n.
     static func run(_ kernel: OptimizedKernel, inputs: [UnsafeRawPointer], output: UnsafeMutableRawPointer,
@@ -321,5 +307,14 @@ extension KernelCheck {
             optimized.withUnsafeMutableBytes { run(kernel, inputs: [x.baseAddress!], output: $0.baseAddress!) }
         }
         return (reference, optimized)
+    }
+}
+
+extension SplitMix64 {
+    /// A uniformly random int8 (the low byte of the next value).
+    mutating func int8() -> Int8 { Int8(truncatingIfNeeded: next()) }
+    /// A value in `range` (modulo the width: close enough to uniform for test data).
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
     }
 }

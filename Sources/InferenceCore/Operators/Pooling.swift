@@ -23,6 +23,28 @@ struct PoolParameters: Sendable {
     var padHeight = 0, padWidth = 0
     var range = QuantizedRange(minimum: -128, maximum: 127)
     var floatRange = FloatRange(minimum: -.greatestFiniteMagnitude, maximum: .greatestFiniteMagnitude)
+
+    /// Calls `tap` with the input index of each filter tap of output cell (`batch`, `outY`, `outX`,
+    /// `channel`) that lies inside the image (taps in the padding are skipped, as TFLite does).
+    @inline(__always)
+    func forEachTap(batch: Int, outY: Int, outX: Int, channel: Int, _ tap: (Int) -> Void) {
+        let originX = outX * strideWidth - padWidth
+        let originY = outY * strideHeight - padHeight
+        let startX = max(0, -originX), endX = min(filterWidth, inputWidth - originX)
+        let startY = max(0, -originY), endY = min(filterHeight, inputHeight - originY)
+        guard startY < endY && startX < endX else { return }
+        for fy in startY..<endY {
+            for fx in startX..<endX {
+                tap(((batch * inputHeight + originY + fy) * inputWidth + originX + fx) * depth + channel)
+            }
+        }
+    }
+
+    /// The output index of cell (`batch`, `outY`, `outX`, `channel`).
+    @inline(__always)
+    func outputIndex(batch: Int, outY: Int, outX: Int, channel: Int) -> Int {
+        ((batch * outputHeight + outY) * outputWidth + outX) * depth + channel
+    }
 }
 
 // MARK: Prepare
@@ -96,25 +118,16 @@ extension ReferenceKernels {
             for outY in 0..<p.outputHeight {
                 for outX in 0..<p.outputWidth {
                     for channel in 0..<p.depth {
-                        let originX = outX * p.strideWidth - p.padWidth
-                        let originY = outY * p.strideHeight - p.padHeight
-                        let startX = max(0, -originX), endX = min(p.filterWidth, p.inputWidth - originX)
-                        let startY = max(0, -originY), endY = min(p.filterHeight, p.inputHeight - originY)
                         var accumulator: Int32 = 0
                         var count: Int32 = 0
-                        if startY < endY && startX < endX {
-                            for fy in startY..<endY {
-                                for fx in startX..<endX {
-                                    let inY = originY + fy, inX = originX + fx
-                                    accumulator &+= Int32(input[((batch * p.inputHeight + inY) * p.inputWidth + inX) * p.depth + channel])
-                                    count += 1
-                                }
-                            }
+                        p.forEachTap(batch: batch, outY: outY, outX: outX, channel: channel) { index in
+                            accumulator &+= Int32(input[index])
+                            count += 1
                         }
                         // Round half away from zero: (acc ± count/2) / count.
                         let value: Int32 = count == 0 ? 0
                             : accumulator > 0 ? (accumulator + count / 2) / count : (accumulator - count / 2) / count
-                        output[((batch * p.outputHeight + outY) * p.outputWidth + outX) * p.depth + channel] =
+                        output[p.outputIndex(batch: batch, outY: outY, outX: outX, channel: channel)] =
                             Int8(truncatingIfNeeded: p.range.clamp(value))
                     }
                 }
@@ -128,20 +141,11 @@ extension ReferenceKernels {
             for outY in 0..<p.outputHeight {
                 for outX in 0..<p.outputWidth {
                     for channel in 0..<p.depth {
-                        let originX = outX * p.strideWidth - p.padWidth
-                        let originY = outY * p.strideHeight - p.padHeight
-                        let startX = max(0, -originX), endX = min(p.filterWidth, p.inputWidth - originX)
-                        let startY = max(0, -originY), endY = min(p.filterHeight, p.inputHeight - originY)
                         var best: Int32 = -128
-                        if startY < endY && startX < endX {
-                            for fy in startY..<endY {
-                                for fx in startX..<endX {
-                                    let inY = originY + fy, inX = originX + fx
-                                    best = max(best, Int32(input[((batch * p.inputHeight + inY) * p.inputWidth + inX) * p.depth + channel]))
-                                }
-                            }
+                        p.forEachTap(batch: batch, outY: outY, outX: outX, channel: channel) { index in
+                            best = max(best, Int32(input[index]))
                         }
-                        output[((batch * p.outputHeight + outY) * p.outputWidth + outX) * p.depth + channel] =
+                        output[p.outputIndex(batch: batch, outY: outY, outX: outX, channel: channel)] =
                             Int8(truncatingIfNeeded: p.range.clamp(best))
                     }
                 }

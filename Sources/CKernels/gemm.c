@@ -20,6 +20,7 @@ struct pw_gemm_plan {
     int isa, mr, direct;
     int memory_input;  // avx512vnni: weights + 128, input signed from memory (see VNNI_TILE)
     int no_minus_128;  // no weight is -128: two products fit one int16 lane (neon smlal tile)
+    int right_shift_only;  // every shift < 0 and multiplier ≥ 0: the neondot tile's short requantisation
     int32_t n, k, kp, nblocks;
     int8_t *weights;
     int32_t *bias, *multiplier, *left, *right;
@@ -271,38 +272,183 @@ static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, i
     }
 }
 
-PW_TARGET_DOTPROD static void tile_4x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
-                                                  int8_t *out) {
-    for (int nb = 0; nb < p->nblocks; nb++) {
-        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
-        int32x4_t acc[4][4];
-        for (int r = 0; r < 4; r++)
-            for (int i = 0; i < 4; i++) acc[r][i] = vdupq_n_s32(0);
-        for (int k4 = 0; k4 < p->kp / 4; k4++, w += 64) {
-            int8x16_t w0 = vld1q_s8(w), w1 = vld1q_s8(w + 16), w2 = vld1q_s8(w + 32), w3 = vld1q_s8(w + 48);
-            for (int r = 0; r < 4; r++) {
-                int32_t v;
-                memcpy(&v, rows[r] + 4 * k4, 4);
-                int8x16_t x = vreinterpretq_s8_s32(vdupq_n_s32(v));
-                acc[r][0] = vdotq_s32(acc[r][0], w0, x);
-                acc[r][1] = vdotq_s32(acc[r][1], w1, x);
-                acc[r][2] = vdotq_s32(acc[r][2], w2, x);
-                acc[r][3] = vdotq_s32(acc[r][3], w3, x);
-            }
+// MARK: neondot (Cortex-A76 and later: SDOT)
+
+/// The first `count` (1…16) bytes of a requantised row block, stored 16 or 8/4/2/1 at a time.
+PW_INLINE void dot_store(int8_t *out, int8x16_t bytes, int count) {
+    if (count == 16) {
+        vst1q_s8(out, bytes);
+        return;
+    }
+    if (count & 8) {
+        vst1_s8(out, vget_low_s8(bytes));
+        out += 8;
+        bytes = vextq_s8(bytes, bytes, 8);
+    }
+    if (count & 4) {
+        vst1q_lane_s32((int32_t *)(void *)out, vreinterpretq_s32_s8(bytes), 0);
+        out += 4;
+        bytes = vextq_s8(bytes, bytes, 4);
+    }
+    if (count & 2) {
+        vst1q_lane_s16((int16_t *)(void *)out, vreinterpretq_s16_s8(bytes), 0);
+        out += 2;
+        bytes = vextq_s8(bytes, bytes, 2);
+    }
+    if (count & 1) vst1q_lane_s8(out, bytes, 0);
+}
+
+/// A block's requantisation constants, loaded once for all rows of the tile.
+typedef struct {
+    int32x4_t m[4], left[4], right[4];  // right: −right shift (srshl by a negative count shifts right)
+    int32x4_t offset32;
+    int16x8_t offset16;
+    int8x16_t lo, hi;
+} dot_requant;
+
+/// Requantises the G × 4 accumulators of one row and stores `count` bytes. SHORT (every shift
+/// right, every multiplier ≥ 0): sqrdmulh, then RoundingDivideByPOT as `ssra #31` (−1 on negative
+/// values, so that `srshl`'s ties-up rounding rounds ties away from zero), exact because sqrdmulh
+/// never returns INT32_MIN with a multiplier ≥ 0; the result is at most 2^30 in magnitude, so
+/// the offset is added saturating on int16 with the same result as the reference's int32 add.
+/// Otherwise the general sequence: left shift, fix-up only in lanes that shift right, the
+/// offset added on int32 (wrapping, like the reference).
+PW_INLINE void dot_requant_row(int32x4_t a0, int32x4_t a1, int32x4_t a2, int32x4_t a3, const dot_requant *q,
+                               int G, int SHORT, int8_t *out, int count) {
+    int32x4_t v[4] = {a0, a1, a2, a3};
+    for (int i = 0; i < 4; i++) {
+        if (i >= G) {
+            v[i] = vdupq_n_s32(0);
+        } else if (SHORT) {
+            v[i] = vqrdmulhq_s32(v[i], q->m[i]);
+            v[i] = vrshlq_s32(vsraq_n_s32(v[i], v[i], 31), q->right[i]);
+        } else {
+            v[i] = vqrdmulhq_s32(vshlq_s32(v[i], q->left[i]), q->m[i]);
+            v[i] = vqaddq_s32(v[i], vshrq_n_s32(vandq_s32(v[i], q->right[i]), 31));
+            v[i] = vaddq_s32(vrshlq_s32(v[i], q->right[i]), q->offset32);
         }
-        pw_requant16 q = block_requant(p, nb);
-        for (int r = 0; r < rows_valid; r++) {
-            pw_requant16_neon(acc[r][0], acc[r][1], acc[r][2], acc[r][3], &q, out + (size_t)r * p->n + nb * 16,
-                              block_width(p, nb));
+    }
+    int16x8_t h0 = vqmovn_high_s32(vqmovn_s32(v[0]), v[1]);
+    if (SHORT) h0 = vqaddq_s16(h0, q->offset16);
+    int8x16_t bytes;
+    if (G > 2) {
+        int16x8_t h1 = vqmovn_high_s32(vqmovn_s32(v[2]), v[3]);
+        if (SHORT) h1 = vqaddq_s16(h1, q->offset16);
+        bytes = vqmovn_high_s16(vqmovn_s16(h0), h1);
+    } else {
+        bytes = vcombine_s8(vqmovn_s16(h0), vdup_n_s8(0));
+    }
+    dot_store(out, vminq_s8(vmaxq_s8(bytes, q->lo), q->hi), count);
+}
+
+/// acc[r][i] += W[i] · (lane J of row r): one SDOT per 4 channels × 4 k.
+#define DOT_LANEQ(i, J)                                                                           \
+    if (G > i)                                                                                    \
+        for (int r = 0; r < DOT_MR; r++) acc[r][i] = vdotq_laneq_s32(acc[r][i], wv[i], x[r], J);
+#define DOT_LANE(i, J)                                                                            \
+    if (G > i)                                                                                    \
+        for (int r = 0; r < DOT_MR; r++) acc[r][i] = vdotq_lane_s32(acc[r][i], wv[i], x8[r], J);
+/// One group of 4 k (64 weight bytes, of which the G × 16 used) against lane J of every row:
+/// each 16-byte weight vector serves all DOT_MR rows.
+#define DOT_K4(LANE, J)                                                                           \
+    do {                                                                                          \
+        int8x16_t wv[4];                                                                          \
+        for (int i = 0; i < G; i++) wv[i] = vld1q_s8(w + 16 * i);                                 \
+        LANE(0, J) LANE(1, J) LANE(2, J) LANE(3, J)                                               \
+        w += 64;                                                                                  \
+    } while (0)
+#define DOT_STORE_ROW(r)                                                                          \
+    if (r < rows_valid) dot_requant_row(acc[r][0], acc[r][1], acc[r][2], acc[r][3], q, G, SHORT, out + (size_t)(r) * p->n, count);
+
+#define DOT_MR 6
+#define DOT_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+/// One block of 16 channels (G groups of 4 used: the last block of a layer whose width is not a
+/// multiple of 16 skips the empty groups) for DOT_MR rows: XNNPACK's "c4 neondot" scheme, each
+/// row's 16 bytes loaded once per 16 k and used lane by lane (vdotq_laneq), each weight vector
+/// serving all rows. Accumulators start from the folded bias.
+PW_TARGET_DOTPROD PW_INLINE void dot_block(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
+                                           const int8_t *w, const int32_t *bias, const dot_requant *q, int G,
+                                           int SHORT, int8_t *out, int count) {
+    const int kp = p->kp;
+    int32x4_t acc[DOT_MR][4];
+    for (int i = 0; i < 4; i++) acc[0][i] = i < G ? vld1q_s32(bias + 4 * i) : vdupq_n_s32(0);
+    for (int r = 1; r < DOT_MR; r++)
+        for (int i = 0; i < 4; i++) acc[r][i] = acc[0][i];
+    int k = 0;
+    for (; k + 16 <= kp; k += 16) {
+        int8x16_t x[DOT_MR];
+        for (int r = 0; r < DOT_MR; r++) x[r] = vld1q_s8(rows[r] + k);
+        DOT_K4(DOT_LANEQ, 0);
+        DOT_K4(DOT_LANEQ, 1);
+        DOT_K4(DOT_LANEQ, 2);
+        DOT_K4(DOT_LANEQ, 3);
+    }
+    if (k + 8 <= kp) {
+        int8x8_t x8[DOT_MR];
+        for (int r = 0; r < DOT_MR; r++) x8[r] = vld1_s8(rows[r] + k);
+        DOT_K4(DOT_LANE, 0);
+        DOT_K4(DOT_LANE, 1);
+        k += 8;
+    }
+    if (k < kp) {
+        int8x8_t x8[DOT_MR];
+        for (int r = 0; r < DOT_MR; r++) {
+            int32_t v;
+            memcpy(&v, rows[r] + k, 4);
+            x8[r] = vreinterpret_s8_s32(vdup_n_s32(v));
+        }
+        DOT_K4(DOT_LANE, 0);
+    }
+    DOT_ROWS(DOT_STORE_ROW)
+}
+
+/// 6 rows × 16 channels per block, SDOT (1.2 instructions per SDOT in the main loop, against
+/// 1.6 for the former 4-row tile that broadcast 4 bytes of each row per 4 k and reloaded the
+/// weights for every 4 rows). The block's requantisation constants are loaded once for 6 rows.
+PW_TARGET_DOTPROD static void tile_6x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
+                                                  int8_t *out) {
+    dot_requant q;
+    q.offset32 = vdupq_n_s32(p->g.output_offset);
+    q.offset16 = vdupq_n_s16((int16_t)p->g.output_offset);
+    q.lo = vdupq_n_s8((int8_t)p->g.act_min);
+    q.hi = vdupq_n_s8((int8_t)p->g.act_max);
+    const int short_requant = p->right_shift_only;
+    for (int nb = 0; nb < p->nblocks; nb++) {
+        const int c = nb * 16, count = block_width(p, nb);
+        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
+        for (int i = 0; i < 4; i++) {
+            q.m[i] = vld1q_s32(p->multiplier + c + 4 * i);
+            q.right[i] = vnegq_s32(vld1q_s32(p->right + c + 4 * i));
+            if (!short_requant) q.left[i] = vld1q_s32(p->left + c + 4 * i);
+        }
+        int8_t *o = out + c;
+        const int32_t *b = p->bias + c;
+        if (count == 16) {
+            if (short_requant) dot_block(p, rows, rows_valid, w, b, &q, 4, 1, o, 16);
+            else dot_block(p, rows, rows_valid, w, b, &q, 4, 0, o, 16);
+        } else {
+            // The last block of a layer whose width is not a multiple of 16: only its groups of 4.
+            switch ((count + 3) / 4) {
+            case 1: dot_block(p, rows, rows_valid, w, b, &q, 1, short_requant, o, count); break;
+            case 2: dot_block(p, rows, rows_valid, w, b, &q, 2, short_requant, o, count); break;
+            case 3: dot_block(p, rows, rows_valid, w, b, &q, 3, short_requant, o, count); break;
+            default: dot_block(p, rows, rows_valid, w, b, &q, 4, short_requant, o, count); break;
+            }
         }
     }
 }
+#undef DOT_MR
+#undef DOT_ROWS
+#undef DOT_LANEQ
+#undef DOT_LANE
+#undef DOT_K4
+#undef DOT_STORE_ROW
 #endif
 
 static int tile_rows(int isa, int nblocks) {
     switch (isa) {
     case PW_ISA_AVX512VNNI: return nblocks >= 4 ? 6 : 8;
-    case PW_ISA_NEONDOT: return 4;
+    case PW_ISA_NEONDOT: return 6;
     default: return 2;
     }
 }
@@ -316,7 +462,7 @@ static tile_fn tile_for(int isa) {
 #endif
 #if defined(__aarch64__)
     case PW_ISA_NEON: return tile_2x16c4_neon;
-    case PW_ISA_NEONDOT: return tile_4x16c4_neondot;
+    case PW_ISA_NEONDOT: return tile_6x16c4_neondot;
 #endif
     default: return tile_2x16c4_scalar;
     }
@@ -355,6 +501,8 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
         return NULL;
     }
     p->no_minus_128 = 1;
+    p->right_shift_only = 1;
+    for (int n = 0; n < p->n; n++) p->right_shift_only &= shifts[n] < 0 && multipliers[n] >= 0;
     for (size_t i = 0; i < (size_t)p->n * p->k; i++) p->no_minus_128 &= filter[i] != -128;
     for (int n = 0; n < p->n; n++) {
         int32_t sum = 0;

@@ -47,6 +47,87 @@ static int check_pool(void) {
     return failures;
 }
 
+/// CONV_2D shapes like MoveNet's (1×1 with K = 16…96 and 1, 17, 34 channels, the 3×3 s2 RGB stem
+/// through the patch path) with odd sizes around them (rows not a multiple of any tile's rows,
+/// K not a multiple of 16 or 8, widths of every remainder mod 16), extreme data (inputs −128/127,
+/// weights ±127 or −128, biases near ±2^24, multipliers up to 2^31 − 1) and both requantisation
+/// forms of the neondot tile: every shift right (−1 and −2 make rounding ties common) and mixed
+/// shifts (left, none, right). Every variant against the scalar one.
+static int check_gemm_shapes(pw_pool *pool, const int *variants, int count, int *cases) {
+    static const int shapes[][6] = {
+        // h, w, input depth, output depth, filter size, stride
+        {13, 11, 16, 96, 1, 1}, {9, 7, 24, 144, 1, 1}, {7, 5, 96, 24, 1, 1}, {5, 7, 96, 1, 1, 1},
+        {6, 5, 96, 17, 1, 1},   {5, 5, 96, 34, 1, 1},  {4, 3, 144, 24, 1, 1}, {3, 3, 1280, 64, 1, 1},
+        {5, 3, 20, 33, 1, 1},   {7, 3, 28, 31, 1, 1},  {3, 4, 12, 7, 1, 1},   {2, 3, 4, 45, 1, 1},
+        {3, 7, 40, 50, 1, 1},   {1, 1, 36, 19, 1, 1},  {19, 17, 3, 32, 3, 2}, {11, 9, 3, 29, 3, 2},
+        {8, 8, 5, 18, 3, 1},    {6, 9, 7, 3, 2, 1},
+    };
+    int failures = 0;
+    const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+    for (int trial = 0; trial < 6 * nshapes; trial++) {
+        const int *s = shapes[trial % nshapes];
+        const int data = trial / nshapes;  // 0, 1: random; 2: extreme ±127; 3: −128 weights; 4, 5: random, large biases
+        const int all_right = trial % 2 == 0;
+        pw_conv_geometry g = {0};
+        g.batches = 1;
+        g.input_height = s[0];
+        g.input_width = s[1];
+        g.input_depth = s[2];
+        g.output_depth = s[3];
+        g.filter_height = g.filter_width = s[4];
+        g.stride_height = g.stride_width = s[5];
+        g.dilation_height = g.dilation_width = 1;
+        g.output_height = (g.input_height + s[5] - 1) / s[5];
+        g.output_width = (g.input_width + s[5] - 1) / s[5];
+        int total_h = (g.output_height - 1) * s[5] + s[4] - g.input_height;
+        int total_w = (g.output_width - 1) * s[5] + s[4] - g.input_width;
+        g.pad_height = total_h > 0 ? total_h / 2 : 0;
+        g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        g.input_offset = data == 2 ? 128 : -range(-128, 127);
+        g.output_offset = data == 3 ? 127 : range(-128, 127);
+        g.act_min = trial % 3 == 0 ? -128 : -128 + range(0, 120);
+        g.act_max = trial % 3 == 0 ? 127 : 127 - range(0, 120);
+        if (g.act_min > g.act_max) g.act_min = g.act_max;
+        size_t in_count = (size_t)g.input_height * g.input_width * g.input_depth;
+        size_t k = (size_t)s[4] * s[4] * g.input_depth;
+        size_t filter_count = (size_t)g.output_depth * k;
+        size_t out_count = (size_t)g.output_height * g.output_width * g.output_depth;
+        int8_t *input = malloc(in_count), *filter = malloc(filter_count);
+        int8_t *expected = malloc(out_count), *actual = malloc(out_count);
+        int32_t *bias = malloc(4 * (size_t)g.output_depth), *mult = malloc(4 * (size_t)g.output_depth);
+        int32_t *shift = malloc(4 * (size_t)g.output_depth);
+        for (size_t i = 0; i < in_count; i++) input[i] = data == 2 || data == 3 ? ((next() & 3) ? -128 : 127) : (int8_t)next();
+        for (size_t i = 0; i < filter_count; i++) {
+            if (data == 2) filter[i] = (next() & 1) ? 127 : -127;
+            else if (data == 3) filter[i] = (next() & 3) ? -128 : 127;
+            else filter[i] = (int8_t)next();
+        }
+        for (int c = 0; c < g.output_depth; c++) {
+            bias[c] = data >= 4 ? (int32_t)(next() % (1u << 25)) - (1 << 24) : (int32_t)(next() % 200001) - 100000;
+            uint32_t r = (uint32_t)next();
+            mult[c] = r % 13 == 0 ? 0x7FFFFFFF : r % 17 == 0 ? 0 : (int32_t)((1u << 30) + (r % (1u << 30)));
+            shift[c] = all_right ? (c % 3 ? -range(1, 2) : -range(3, 20)) : range(-20, 3);
+        }
+        pw_gemm_plan *reference = pw_gemm_pack(&g, filter, bias, mult, shift, PW_ISA_SCALAR);
+        pw_conv_run(reference, NULL, input, expected);
+        for (int v = 0; v < count; v++) {
+            memset(actual, 0x55, out_count);
+            pw_gemm_plan *plan = pw_gemm_pack(&g, filter, bias, mult, shift, variants[v]);
+            pw_conv_run(plan, pool, input, actual);
+            pw_gemm_destroy(plan);
+            (*cases)++;
+            if (memcmp(expected, actual, out_count) != 0) {
+                failures++;
+                printf("MISMATCH %s gemm shape %d (%dx%dx%d → %d, %dx%d s%d) data %d shifts %s\n", pw_isa_name(variants[v]),
+                       trial % nshapes, s[0], s[1], s[2], s[3], s[4], s[4], s[5], data, all_right ? "right" : "mixed");
+            }
+        }
+        pw_gemm_destroy(reference);
+        free(input); free(filter); free(expected); free(actual); free(bias); free(mult); free(shift);
+    }
+    return failures;
+}
+
 int main(void) {
     int variants[PW_ISA_COUNT], count = 0;
     for (int isa = 1; isa < PW_ISA_COUNT; isa++)
@@ -136,6 +217,9 @@ int main(void) {
         else pw_gemm_destroy(reference);
         free(input); free(filter); free(expected); free(actual); free(bias); free(mult); free(shift);
     }
+    int gemm_cases = 0, gemm_failures = check_gemm_shapes(pool, variants, count, &gemm_cases);
+    printf("gemm shapes: %d cases, %d mismatches\n", gemm_cases, gemm_failures);
+    failures += gemm_failures;
     pw_pool_destroy(pool);
     printf("%d cases, %d mismatches\n", cases, failures);
     // SQRT float32: every variant against libm's sqrtf, bit for bit (IEEE square root).

@@ -367,11 +367,10 @@ PW_INLINE void dot_requant_row(int32x4_t a0, int32x4_t a1, int32x4_t a2, int32x4
 /// row's 16 bytes loaded once per 16 k and used lane by lane (vdotq_laneq), each weight vector
 /// serving all rows. Accumulators start from the folded bias.
 PW_TARGET_DOTPROD PW_INLINE void dot_block(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
-                                           const int8_t *w, const int32_t *bias, const dot_requant *q, int G,
-                                           int SHORT, int8_t *out, int count) {
+                                           const int8_t *w, int c, int G, int SHORT, int8_t *out, int count) {
     const int kp = p->kp;
     int32x4_t acc[DOT_MR][4];
-    for (int i = 0; i < 4; i++) acc[0][i] = i < G ? vld1q_s32(bias + 4 * i) : vdupq_n_s32(0);
+    for (int i = 0; i < 4; i++) acc[0][i] = i < G ? vld1q_s32(p->bias + c + 4 * i) : vdupq_n_s32(0);
     for (int r = 1; r < DOT_MR; r++)
         for (int i = 0; i < 4; i++) acc[r][i] = acc[0][i];
     int k = 0;
@@ -399,6 +398,17 @@ PW_TARGET_DOTPROD PW_INLINE void dot_block(const pw_gemm_plan *p, const int8_t *
         }
         DOT_K4(DOT_LANE, 0);
     }
+    // The constants are loaded here, not before the loop that needs every register.
+    dot_requant constants, *q = &constants;
+    for (int i = 0; i < G; i++) {
+        constants.m[i] = vld1q_s32(p->multiplier + c + 4 * i);
+        constants.right[i] = vnegq_s32(vld1q_s32(p->right + c + 4 * i));
+        if (!SHORT) constants.left[i] = vld1q_s32(p->left + c + 4 * i);
+    }
+    constants.offset32 = vdupq_n_s32(p->g.output_offset);
+    constants.offset16 = vdupq_n_s16((int16_t)p->g.output_offset);
+    constants.lo = vdupq_n_s8((int8_t)p->g.act_min);
+    constants.hi = vdupq_n_s8((int8_t)p->g.act_max);
     DOT_ROWS(DOT_STORE_ROW)
 }
 
@@ -407,32 +417,21 @@ PW_TARGET_DOTPROD PW_INLINE void dot_block(const pw_gemm_plan *p, const int8_t *
 /// weights for every 4 rows). The block's requantisation constants are loaded once for 6 rows.
 PW_TARGET_DOTPROD static void tile_6x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
                                                   int8_t *out) {
-    dot_requant q;
-    q.offset32 = vdupq_n_s32(p->g.output_offset);
-    q.offset16 = vdupq_n_s16((int16_t)p->g.output_offset);
-    q.lo = vdupq_n_s8((int8_t)p->g.act_min);
-    q.hi = vdupq_n_s8((int8_t)p->g.act_max);
     const int short_requant = p->right_shift_only;
     for (int nb = 0; nb < p->nblocks; nb++) {
         const int c = nb * 16, count = block_width(p, nb);
         const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
-        for (int i = 0; i < 4; i++) {
-            q.m[i] = vld1q_s32(p->multiplier + c + 4 * i);
-            q.right[i] = vnegq_s32(vld1q_s32(p->right + c + 4 * i));
-            if (!short_requant) q.left[i] = vld1q_s32(p->left + c + 4 * i);
-        }
         int8_t *o = out + c;
-        const int32_t *b = p->bias + c;
         if (count == 16) {
-            if (short_requant) dot_block(p, rows, rows_valid, w, b, &q, 4, 1, o, 16);
-            else dot_block(p, rows, rows_valid, w, b, &q, 4, 0, o, 16);
+            if (short_requant) dot_block(p, rows, rows_valid, w, c, 4, 1, o, 16);
+            else dot_block(p, rows, rows_valid, w, c, 4, 0, o, 16);
         } else {
             // The last block of a layer whose width is not a multiple of 16: only its groups of 4.
             switch ((count + 3) / 4) {
-            case 1: dot_block(p, rows, rows_valid, w, b, &q, 1, short_requant, o, count); break;
-            case 2: dot_block(p, rows, rows_valid, w, b, &q, 2, short_requant, o, count); break;
-            case 3: dot_block(p, rows, rows_valid, w, b, &q, 3, short_requant, o, count); break;
-            default: dot_block(p, rows, rows_valid, w, b, &q, 4, short_requant, o, count); break;
+            case 1: dot_block(p, rows, rows_valid, w, c, 1, short_requant, o, count); break;
+            case 2: dot_block(p, rows, rows_valid, w, c, 2, short_requant, o, count); break;
+            case 3: dot_block(p, rows, rows_valid, w, c, 3, short_requant, o, count); break;
+            default: dot_block(p, rows, rows_valid, w, c, 4, short_requant, o, count); break;
             }
         }
     }

@@ -7,7 +7,7 @@
 // 6x64c4 / 8x48c4 avx512vnni (vpdpbusd: weights + 128 unsigned, input signed and broadcast from
 // memory, 128·Σx of each row subtracted at the start; 8 rows when the layer has at most 48
 // channels), 2x16c4 neon
-// (smull + sadalp), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
+// (smull + sadalp), 6x16c4 neondot (lane-indexed sdot). Rows are pointers: a 1x1 convolution reads the input
 // in place; any other convolution copies one tile of patches (MR × K bytes, per thread, packed
 // at Prepare) and runs the same tile.
 #include "requant.h"
@@ -414,7 +414,8 @@ PW_TARGET_DOTPROD PW_INLINE void dot_block(const pw_gemm_plan *p, const int8_t *
 
 /// 6 rows × 16 channels per block, SDOT (1.2 instructions per SDOT in the main loop, against
 /// 1.6 for the former 4-row tile that broadcast 4 bytes of each row per 4 k and reloaded the
-/// weights for every 4 rows). The block's requantisation constants are loaded once for 6 rows.
+/// weights for every 4 rows). The block's requantisation constants are loaded once for 6 rows;
+/// conv_task's patch scratch holds MR_MAX (8) ≥ 6 rows.
 PW_TARGET_DOTPROD static void tile_6x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
                                                   int8_t *out) {
     const int short_requant = p->right_shift_only;

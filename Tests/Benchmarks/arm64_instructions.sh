@@ -27,7 +27,8 @@
 #     iterations, and against QEMU's own per-instruction counter (tests/plugin/insn.c);
 #   - the arm64 Debian 13 root of .ci/check-arm64.sh (made with `--root-only` if missing), with
 #     python3 added; posewatch and CaptureBenchmark built there in release with Debian's swiftlang
-#     6.0.3 (as the .deb is), in $ROOT/src/posewatch-arm64-instructions (its .build is kept);
+#     6.0.3 and the Swift runtime linked in (`--static-swift-stdlib`), as deploy/build-deb.sh builds
+#     the .deb, in $ROOT/src/posewatch-arm64-instructions (its .build is kept);
 #   - the host's qemu-aarch64 with its libraries is copied into the root and run there through the
 #     host's dynamic loader, so the guest programs see the root's files as on a board.
 #
@@ -189,9 +190,11 @@ SOURCE_ID=$(git -C "$SOURCE" describe --always --dirty 2>/dev/null || echo "$SOU
 rm -f "$ROOT$SRC/Package.resolved"
 [ -d "$ROOT/src/.arm64-instructions-build" ] && mv "$ROOT/src/.arm64-instructions-build" "$ROOT$SRC/.build"
 if [ "$SKIP_BUILD" = 0 ] || [ ! -x "$ROOT$SRC/.build/release/posewatch" ]; then
-  say "swift build -c release (posewatch, CaptureBenchmark) in the root, under emulation"
+  say "swift build -c release --static-swift-stdlib (posewatch, CaptureBenchmark) in the root, under emulation"
   B0=$(date +%s)
-  in_root sh -c "cd $SRC && swift build -c release --product posewatch && swift build -c release --product CaptureBenchmark" >> "$LOG" 2>&1 \
+  # --static-swift-stdlib as deploy/build-deb.sh: the binary the .deb ships, so the RSS below is the
+  # appliance's (a dynamically linked build maps whole Swift runtime libraries: ~2.4 MB more).
+  in_root sh -c "cd $SRC && swift build -c release --static-swift-stdlib --product posewatch && swift build -c release --static-swift-stdlib --product CaptureBenchmark" >> "$LOG" 2>&1 \
     || fail "swift build in the root failed"
   say "built in $(( $(date +%s) - B0 ))s"
 fi

@@ -28,12 +28,15 @@ struct pw_depthwise_plan {
     // negated right shift and (only when some channel shifts left) the left shift. `zero_point_row`
     // is C bytes of the input zero point, the taps' source outside the image (it adds w · zp +
     // input_offset · w = 0, as the reference's skipped tap).
+    // When 1 ≤ C % 16 ≤ 8, an 8-channel block for channels C − 8 … C − 1 follows (9 × 8 weights,
+    // then 8 × int32 bias, multiplier, −right: NEON3X3_TAIL8_BYTES) for the assembly path, which
+    // then runs C / 16 blocks of 16 and this one instead of a second, overlapping block of 16.
     int8_t *neon_blocks, *zero_point_row;
-    int neon_block_bytes, neon_paired, neon_left;
+    int neon_block_bytes, neon_paired, neon_left, neon_tail8;
 };
 
 #if defined(__aarch64__)
-enum { NEON3X3_WEIGHT_BYTES = 9 * 16 };
+enum { NEON3X3_WEIGHT_BYTES = 9 * 16, NEON3X3_TAIL8_BYTES = 9 * 8 + 3 * 32 };
 
 /// Packs the blocks of depthwise_row_neon3x3 when the plan fits it: 3x3, dilation 1, at least 16
 /// channels, and quantization parameters under which the kernel's shortcuts are exact: the input
@@ -61,7 +64,8 @@ static int depthwise_pack_neon3x3(pw_depthwise_plan *p, const int8_t *filter) {
     }
     const int blocks = (C + 15) / 16;
     const int bytes = NEON3X3_WEIGHT_BYTES + 64 * (left ? 4 : 3);
-    p->neon_blocks = malloc((size_t)blocks * bytes);
+    const int tail8 = C % 16 >= 1 && C % 16 <= 8;
+    p->neon_blocks = malloc((size_t)blocks * bytes + (tail8 ? NEON3X3_TAIL8_BYTES : 0));
     p->zero_point_row = malloc((size_t)C);
     if (!p->neon_blocks || !p->zero_point_row) return 0;
     memset(p->zero_point_row, -g->input_offset, (size_t)C);
@@ -83,9 +87,22 @@ static int depthwise_pack_neon3x3(pw_depthwise_plan *p, const int8_t *filter) {
         }
         memcpy(weights + NEON3X3_WEIGHT_BYTES, fields, (size_t)64 * (left ? 4 : 3));
     }
+    if (tail8) {
+        int8_t *weights = p->neon_blocks + (size_t)blocks * bytes;
+        int32_t *fields = (int32_t *)(void *)(weights + 9 * 8);
+        for (int j = 0; j < 8; j++) {
+            const int c = C - 8 + j;
+            for (int t = 0; t < 9; t++) weights[t * 8 + j] = filter[(size_t)t * C + c];
+        }
+        // (copied from the 16-channel block that ends at C − 1: the same channels' fields)
+        const int32_t *last = (const int32_t *)(const void *)(p->neon_blocks + (size_t)(blocks - 1) * bytes +
+                                                              NEON3X3_WEIGHT_BYTES);
+        for (int f = 0; f < 3; f++) memcpy(fields + 8 * f, last + 16 * f + 8, 32);
+    }
     p->neon_block_bytes = bytes;
     p->neon_paired = paired;
     p->neon_left = left;
+    p->neon_tail8 = tail8;
     return 1;
 }
 #endif
@@ -602,59 +619,117 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
     "st1 {v17.16b}, [%[out]], #16\n" \
 
 
-/// A run of `pixels` output pixels through NEON3X3_BLOCK_ASM. Per pixel: `blocks_before_last`
-/// blocks of 16 channels, then the pointers step back by `overlap` (16 − C % 16, or 0) and the last
-/// block ends at channel C − 1; the tap pointers have then moved by C bytes, so the next pixel
-/// (stride s) is `advance` = (s − 1) · C further on, and the output is contiguous.
+/// The same for 8 channels (the plan's tail block): v17–v18 accumulate.
+#define NEON3X3_BLOCK8_ASM \
+    "ld1 {v0.8b, v1.8b, v2.8b, v3.8b}, [%[k]], #32\n" \
+    "ld1 {v4.8b, v5.8b, v6.8b, v7.8b}, [%[k]], #32\n" \
+    "ld1 {v16.8b}, [%[k]], #8\n" \
+    "ld1 {v17.4s, v18.4s}, [%[k]], #32\n" \
+    "ld1 {v21.8b}, [%[t0]], #8\n" \
+    "ld1 {v22.8b}, [%[t1]], #8\n" \
+    "smull v23.8h, v21.8b, v0.8b\n" \
+    "smlal v23.8h, v22.8b, v1.8b\n" \
+    "saddw v17.4s, v17.4s, v23.4h\n" \
+    "saddw2 v18.4s, v18.4s, v23.8h\n" \
+    "ld1 {v25.8b}, [%[t2]], #8\n" \
+    "ld1 {v26.8b}, [%[t3]], #8\n" \
+    "smull v27.8h, v25.8b, v2.8b\n" \
+    "smlal v27.8h, v26.8b, v3.8b\n" \
+    "saddw v17.4s, v17.4s, v27.4h\n" \
+    "saddw2 v18.4s, v18.4s, v27.8h\n" \
+    "ld1 {v21.8b}, [%[t4]], #8\n" \
+    "ld1 {v22.8b}, [%[t5]], #8\n" \
+    "smull v23.8h, v21.8b, v4.8b\n" \
+    "smlal v23.8h, v22.8b, v5.8b\n" \
+    "saddw v17.4s, v17.4s, v23.4h\n" \
+    "saddw2 v18.4s, v18.4s, v23.8h\n" \
+    "ld1 {v25.8b}, [%[t6]], #8\n" \
+    "ld1 {v26.8b}, [%[t7]], #8\n" \
+    "smull v27.8h, v25.8b, v6.8b\n" \
+    "smlal v27.8h, v26.8b, v7.8b\n" \
+    "saddw v17.4s, v17.4s, v27.4h\n" \
+    "saddw2 v18.4s, v18.4s, v27.8h\n" \
+    "ld1 {v21.8b}, [%[t8]], #8\n" \
+    "smull v23.8h, v21.8b, v16.8b\n" \
+    "saddw v17.4s, v17.4s, v23.4h\n" \
+    "saddw2 v18.4s, v18.4s, v23.8h\n" \
+    "ld1 {v0.4s, v1.4s}, [%[k]], #32\n" \
+    "ld1 {v4.4s, v5.4s}, [%[k]], #32\n" \
+    "sqrdmulh v17.4s, v17.4s, v0.4s\n" \
+    "sqrdmulh v18.4s, v18.4s, v1.4s\n" \
+    "and v21.16b, v17.16b, v4.16b\n" \
+    "and v22.16b, v18.16b, v5.16b\n" \
+    "ssra v17.4s, v21.4s, #31\n" \
+    "ssra v18.4s, v22.4s, #31\n" \
+    "srshl v17.4s, v17.4s, v4.4s\n" \
+    "srshl v18.4s, v18.4s, v5.4s\n" \
+    "sqxtn v17.4h, v17.4s\n" \
+    "sqxtn2 v17.8h, v18.4s\n" \
+    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
+    "sqxtn v17.8b, v17.8h\n" \
+    "smax v17.8b, v17.8b, %[act_min].8b\n" \
+    "smin v17.8b, v17.8b, %[act_max].8b\n" \
+    "st1 {v17.8b}, [%[out]], #8\n" \
+
+/// A run of `pixels` output pixels through NEON3X3_BLOCK_ASM. Per pixel: `blocks` blocks of 16
+/// channels, then the pointers step back by `overlap` and the last block ends at channel C − 1:
+/// a block of 16 (`tail8` 0: blocks = (C − 1) / 16, overlap = 16 − C % 16 or 0) or the 8-channel
+/// tail block (`tail8` 1: blocks = C / 16, overlap = 8 − C % 16). The tap pointers have then moved
+/// by C bytes, so the next pixel (stride s) is `advance` = (s − 1) · C further on, and the output
+/// is contiguous.
+#define NEON3X3_RUN_ASM(LAST_BLOCK, TAIL_SETUP)                                                                   \
+    __asm__ volatile("0:\n"                                                                                       \
+                     "mov %[n], %[blocks]\n"                                                                      \
+                     "mov %[k], %[packed]\n"                                                                      \
+                     "cbz %[n], 2f\n"                                                                             \
+                     "1:\n" NEON3X3_BLOCK_ASM "subs %[n], %[n], #1\n"                                             \
+                     "b.ne 1b\n"                                                                                  \
+                     "2:\n" TAIL_SETUP "cbz %[overlap], 3f\n"                                                     \
+                     "sub %[t0], %[t0], %[overlap]\n"                                                             \
+                     "sub %[t1], %[t1], %[overlap]\n"                                                             \
+                     "sub %[t2], %[t2], %[overlap]\n"                                                             \
+                     "sub %[t3], %[t3], %[overlap]\n"                                                             \
+                     "sub %[t4], %[t4], %[overlap]\n"                                                             \
+                     "sub %[t5], %[t5], %[overlap]\n"                                                             \
+                     "sub %[t6], %[t6], %[overlap]\n"                                                             \
+                     "sub %[t7], %[t7], %[overlap]\n"                                                             \
+                     "sub %[t8], %[t8], %[overlap]\n"                                                             \
+                     "sub %[out], %[out], %[overlap]\n"                                                           \
+                     "3:\n" LAST_BLOCK "subs %[pixels], %[pixels], #1\n"                                          \
+                     "b.eq 5f\n"                                                                                  \
+                     "cbz %[advance], 0b\n"                                                                       \
+                     "add %[t0], %[t0], %[advance]\n"                                                             \
+                     "add %[t1], %[t1], %[advance]\n"                                                             \
+                     "add %[t2], %[t2], %[advance]\n"                                                             \
+                     "add %[t3], %[t3], %[advance]\n"                                                             \
+                     "add %[t4], %[t4], %[advance]\n"                                                             \
+                     "add %[t5], %[t5], %[advance]\n"                                                             \
+                     "add %[t6], %[t6], %[advance]\n"                                                             \
+                     "add %[t7], %[t7], %[advance]\n"                                                             \
+                     "add %[t8], %[t8], %[advance]\n"                                                             \
+                     "b 0b\n"                                                                                     \
+                     "5:\n"                                                                                       \
+                     : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4), [t5] "+r"(t5), \
+                       [t6] "+r"(t6), [t7] "+r"(t7), [t8] "+r"(t8), [out] "+r"(out), [k] "=&r"(k), [n] "=&r"(n),  \
+                       [pixels] "+r"(pixels)                                                                      \
+                     : [packed] "r"(p->neon_blocks), [tail] "r"(tail), [blocks] "r"(blocks),                      \
+                       [overlap] "r"(overlap), [advance] "r"(advance), [out_offset] "w"(out_offset),              \
+                       [act_min] "w"(act_min), [act_max] "w"(act_max)                                             \
+                     : "memory", "cc", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19", \
+                       "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28")
+
 PW_INLINE void neon3x3_run_asm(const pw_depthwise_plan *p, const int8_t *const taps[9], size_t offset,
-                               int8_t *out, size_t pixels, size_t advance, size_t blocks_before_last,
-                               size_t overlap, int16x8_t out_offset, int8x16_t act_min, int8x16_t act_max) {
+                               int8_t *out, size_t pixels, size_t advance, size_t blocks, size_t overlap,
+                               const int8_t *tail, int16x8_t out_offset, int8x16_t act_min, int8x16_t act_max) {
     const int8_t *t0 = taps[0] + offset, *t1 = taps[1] + offset, *t2 = taps[2] + offset;
     const int8_t *t3 = taps[3] + offset, *t4 = taps[4] + offset, *t5 = taps[5] + offset;
     const int8_t *t6 = taps[6] + offset, *t7 = taps[7] + offset, *t8 = taps[8] + offset;
     const int8_t *k;
     size_t n;
-    __asm__ volatile("0:\n"
-                     "mov %[n], %[blocks_before_last]\n"
-                     "mov %[k], %[blocks]\n"
-                     "cbz %[n], 2f\n"
-                     "1:\n" NEON3X3_BLOCK_ASM "subs %[n], %[n], #1\n"
-                     "b.ne 1b\n"
-                     "2:\n"
-                     "cbz %[overlap], 3f\n"
-                     "sub %[t0], %[t0], %[overlap]\n"
-                     "sub %[t1], %[t1], %[overlap]\n"
-                     "sub %[t2], %[t2], %[overlap]\n"
-                     "sub %[t3], %[t3], %[overlap]\n"
-                     "sub %[t4], %[t4], %[overlap]\n"
-                     "sub %[t5], %[t5], %[overlap]\n"
-                     "sub %[t6], %[t6], %[overlap]\n"
-                     "sub %[t7], %[t7], %[overlap]\n"
-                     "sub %[t8], %[t8], %[overlap]\n"
-                     "sub %[out], %[out], %[overlap]\n"
-                     "3:\n" NEON3X3_BLOCK_ASM "subs %[pixels], %[pixels], #1\n"
-                     "b.eq 5f\n"
-                     "cbz %[advance], 0b\n"
-                     "add %[t0], %[t0], %[advance]\n"
-                     "add %[t1], %[t1], %[advance]\n"
-                     "add %[t2], %[t2], %[advance]\n"
-                     "add %[t3], %[t3], %[advance]\n"
-                     "add %[t4], %[t4], %[advance]\n"
-                     "add %[t5], %[t5], %[advance]\n"
-                     "add %[t6], %[t6], %[advance]\n"
-                     "add %[t7], %[t7], %[advance]\n"
-                     "add %[t8], %[t8], %[advance]\n"
-                     "b 0b\n"
-                     "5:\n"
-                     : [t0] "+r"(t0), [t1] "+r"(t1), [t2] "+r"(t2), [t3] "+r"(t3), [t4] "+r"(t4), [t5] "+r"(t5),
-                       [t6] "+r"(t6), [t7] "+r"(t7), [t8] "+r"(t8), [out] "+r"(out), [k] "=&r"(k), [n] "=&r"(n),
-                       [pixels] "+r"(pixels)
-                     : [blocks] "r"(p->neon_blocks), [blocks_before_last] "r"(blocks_before_last),
-                       [overlap] "r"(overlap), [advance] "r"(advance), [out_offset] "w"(out_offset),
-                       [act_min] "w"(act_min), [act_max] "w"(act_max)
-                     : "memory", "cc", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19",
-                       "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28");
+    if (tail) NEON3X3_RUN_ASM(NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");
+    else NEON3X3_RUN_ASM(NEON3X3_BLOCK_ASM, "");
 }
+#undef NEON3X3_RUN_ASM
 
 PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int left) {
     const depthwise_job *job = context;
@@ -678,7 +753,10 @@ PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int 
         full_rows &= rows[ky] != NULL;
         for (int kx = 0; kx < 3; kx++) row_taps[ky * 3 + kx] = rows[ky] ? rows[ky] + (size_t)kx * C : NULL;
     }
-    const size_t blocks_before_last = (size_t)(C - 1) / 16, overlap = (size_t)((16 - C % 16) % 16);
+    const int tail8 = p->neon_tail8;
+    const size_t blocks = (size_t)(tail8 ? C / 16 : (C - 1) / 16);
+    const size_t overlap = (size_t)(tail8 ? 8 - C % 16 : (16 - C % 16) % 16);
+    const int8_t *tail = tail8 ? p->neon_blocks + (size_t)((C + 15) / 16) * p->neon_block_bytes : NULL;
     const size_t advance = (size_t)(g->stride_width - 1) * C;
     // Output columns whose window is inside the image horizontally: [ox_lo, ox_hi).
     int ox_lo = (g->pad_width + g->stride_width - 1) / g->stride_width;
@@ -688,8 +766,8 @@ PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int 
     for (int ox = 0; ox < OW; ox++, out += C) {
         const int ix0 = ox * g->stride_width - g->pad_width;
         if (ox == ox_lo) {
-            neon3x3_run_asm(p, row_taps, (size_t)ix0 * C, out, (size_t)(ox_hi - ox_lo), advance, blocks_before_last,
-                            overlap, out_offset, act_min, act_max);
+            neon3x3_run_asm(p, row_taps, (size_t)ix0 * C, out, (size_t)(ox_hi - ox_lo), advance, blocks, overlap,
+                            tail, out_offset, act_min, act_max);
             out += (size_t)(ox_hi - ox_lo - 1) * C;
             ox = ox_hi - 1;
             continue;
@@ -701,7 +779,7 @@ PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int 
                 taps[ky * 3 + kx] = rows[ky] && ix >= 0 && ix < W ? rows[ky] + (size_t)ix * C : p->zero_point_row;
             }
         if (paired && !left)
-            neon3x3_run_asm(p, taps, 0, out, 1, 0, blocks_before_last, overlap, out_offset, act_min, act_max);
+            neon3x3_run_asm(p, taps, 0, out, 1, 0, blocks, overlap, tail, out_offset, act_min, act_max);
         else
             neon3x3_pixel(p, taps, 0, out, paired, left, out_offset, act_min, act_max);
     }

@@ -32,7 +32,9 @@ struct pw_depthwise_plan {
     // then 8 × int32 bias, multiplier, −right: NEON3X3_TAIL8_BYTES) for the assembly path, which
     // then runs C / 16 blocks of 16 and this one instead of a second, overlapping block of 16.
     int8_t *neon_blocks, *zero_point_row;
-    int neon_block_bytes, neon_paired, neon_left, neon_tail8;
+    // neondot (with pairs and no left shift): the first 128 weight bytes of each block of 16 are
+    // in SDOT order instead (NEON3X3_BLOCK_SDOT_ASM).
+    int neon_block_bytes, neon_paired, neon_left, neon_tail8, neon_sdot;
 };
 
 #if defined(__aarch64__)
@@ -103,6 +105,20 @@ static int depthwise_pack_neon3x3(pw_depthwise_plan *p, const int8_t *filter) {
     p->neon_paired = paired;
     p->neon_left = left;
     p->neon_tail8 = tail8;
+    p->neon_sdot = p->isa == PW_ISA_NEONDOT && paired && !left;
+    if (p->neon_sdot) {
+        // Taps 4g … 4g + 3 of channels 4j … 4j + 3: vector 4g + j, byte 4i + tt = tap 4g + tt of
+        // channel 4j + i (what zip1/zip2 of the four tap rows give, so one sdot per vector).
+        for (int b = 0; b < blocks; b++) {
+            int8_t *weights = p->neon_blocks + (size_t)b * bytes, tap_major[128];
+            memcpy(tap_major, weights, 128);
+            for (int g4 = 0; g4 < 2; g4++)
+                for (int j = 0; j < 4; j++)
+                    for (int i = 0; i < 4; i++)
+                        for (int tt = 0; tt < 4; tt++)
+                            weights[(4 * g4 + j) * 16 + 4 * i + tt] = tap_major[(4 * g4 + tt) * 16 + 4 * j + i];
+        }
+    }
     return 1;
 }
 #endif
@@ -619,6 +635,85 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
     "st1 {v17.16b}, [%[out]], #16\n" \
 
 
+/// neondot: the same block with taps 0–3 and 4–7 through SDOT: zip1/zip2 of the four tap rows
+/// (bytes, then halfwords) put each channel's 4 taps side by side, the weights are packed so,
+/// and one sdot per 4 channels adds the 4 products (exact in int32, no pair bound needed);
+/// tap 8 as above.
+#define NEON3X3_BLOCK_SDOT_ASM \
+    ".arch_extension dotprod\n" \
+    "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[k]], #64\n" \
+    "ld1 {v4.16b, v5.16b, v6.16b, v7.16b}, [%[k]], #64\n" \
+    "ld1 {v16.16b}, [%[k]], #16\n" \
+    "ld1 {v17.4s, v18.4s, v19.4s, v20.4s}, [%[k]], #64\n" \
+    "ld1 {v21.16b}, [%[t0]], #16\n" \
+    "ld1 {v22.16b}, [%[t1]], #16\n" \
+    "ld1 {v23.16b}, [%[t2]], #16\n" \
+    "ld1 {v24.16b}, [%[t3]], #16\n" \
+    "zip1 v25.16b, v21.16b, v22.16b\n" \
+    "zip2 v26.16b, v21.16b, v22.16b\n" \
+    "zip1 v27.16b, v23.16b, v24.16b\n" \
+    "zip2 v28.16b, v23.16b, v24.16b\n" \
+    "zip1 v21.8h, v25.8h, v27.8h\n" \
+    "zip2 v22.8h, v25.8h, v27.8h\n" \
+    "zip1 v23.8h, v26.8h, v28.8h\n" \
+    "zip2 v24.8h, v26.8h, v28.8h\n" \
+    "sdot v17.4s, v21.16b, v0.16b\n" \
+    "sdot v18.4s, v22.16b, v1.16b\n" \
+    "sdot v19.4s, v23.16b, v2.16b\n" \
+    "sdot v20.4s, v24.16b, v3.16b\n" \
+    "ld1 {v21.16b}, [%[t4]], #16\n" \
+    "ld1 {v22.16b}, [%[t5]], #16\n" \
+    "ld1 {v23.16b}, [%[t6]], #16\n" \
+    "ld1 {v24.16b}, [%[t7]], #16\n" \
+    "zip1 v25.16b, v21.16b, v22.16b\n" \
+    "zip2 v26.16b, v21.16b, v22.16b\n" \
+    "zip1 v27.16b, v23.16b, v24.16b\n" \
+    "zip2 v28.16b, v23.16b, v24.16b\n" \
+    "zip1 v21.8h, v25.8h, v27.8h\n" \
+    "zip2 v22.8h, v25.8h, v27.8h\n" \
+    "zip1 v23.8h, v26.8h, v28.8h\n" \
+    "zip2 v24.8h, v26.8h, v28.8h\n" \
+    "sdot v17.4s, v21.16b, v4.16b\n" \
+    "sdot v18.4s, v22.16b, v5.16b\n" \
+    "sdot v19.4s, v23.16b, v6.16b\n" \
+    "sdot v20.4s, v24.16b, v7.16b\n" \
+    "ld1 {v21.16b}, [%[t8]], #16\n" \
+    "smull v23.8h, v21.8b, v16.8b\n" \
+    "smull2 v24.8h, v21.16b, v16.16b\n" \
+    "saddw v17.4s, v17.4s, v23.4h\n" \
+    "saddw2 v18.4s, v18.4s, v23.8h\n" \
+    "saddw v19.4s, v19.4s, v24.4h\n" \
+    "saddw2 v20.4s, v20.4s, v24.8h\n" \
+    "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[k]], #64\n" \
+    "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[k]], #64\n" \
+    "sqrdmulh v17.4s, v17.4s, v0.4s\n" \
+    "sqrdmulh v18.4s, v18.4s, v1.4s\n" \
+    "sqrdmulh v19.4s, v19.4s, v2.4s\n" \
+    "sqrdmulh v20.4s, v20.4s, v3.4s\n" \
+    "and v21.16b, v17.16b, v4.16b\n" \
+    "and v22.16b, v18.16b, v5.16b\n" \
+    "and v23.16b, v19.16b, v6.16b\n" \
+    "and v24.16b, v20.16b, v7.16b\n" \
+    "ssra v17.4s, v21.4s, #31\n" \
+    "ssra v18.4s, v22.4s, #31\n" \
+    "ssra v19.4s, v23.4s, #31\n" \
+    "ssra v20.4s, v24.4s, #31\n" \
+    "srshl v17.4s, v17.4s, v4.4s\n" \
+    "srshl v18.4s, v18.4s, v5.4s\n" \
+    "srshl v19.4s, v19.4s, v6.4s\n" \
+    "srshl v20.4s, v20.4s, v7.4s\n" \
+    "sqxtn v17.4h, v17.4s\n" \
+    "sqxtn2 v17.8h, v18.4s\n" \
+    "sqxtn v19.4h, v19.4s\n" \
+    "sqxtn2 v19.8h, v20.4s\n" \
+    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
+    "sqadd v19.8h, v19.8h, %[out_offset].8h\n" \
+    "sqxtn v17.8b, v17.8h\n" \
+    "sqxtn2 v17.16b, v19.8h\n" \
+    "smax v17.16b, v17.16b, %[act_min].16b\n" \
+    "smin v17.16b, v17.16b, %[act_max].16b\n" \
+    "st1 {v17.16b}, [%[out]], #16\n" \
+
 /// The same for 8 channels (the plan's tail block): v17–v18 accumulate.
 #define NEON3X3_BLOCK8_ASM \
     "ld1 {v0.8b, v1.8b, v2.8b, v3.8b}, [%[k]], #32\n" \
@@ -677,12 +772,12 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
 /// tail block (`tail8` 1: blocks = C / 16, overlap = 8 − C % 16). The tap pointers have then moved
 /// by C bytes, so the next pixel (stride s) is `advance` = (s − 1) · C further on, and the output
 /// is contiguous.
-#define NEON3X3_RUN_ASM(LAST_BLOCK, TAIL_SETUP)                                                                   \
+#define NEON3X3_RUN_ASM(BLOCK, LAST_BLOCK, TAIL_SETUP)                                                                   \
     __asm__ volatile("0:\n"                                                                                       \
                      "mov %[n], %[blocks]\n"                                                                      \
                      "mov %[k], %[packed]\n"                                                                      \
                      "cbz %[n], 2f\n"                                                                             \
-                     "1:\n" NEON3X3_BLOCK_ASM "subs %[n], %[n], #1\n"                                             \
+                     "1:\n" BLOCK "subs %[n], %[n], #1\n"                                                         \
                      "b.ne 1b\n"                                                                                  \
                      "2:\n" TAIL_SETUP "cbz %[overlap], 3f\n"                                                     \
                      "sub %[t0], %[t0], %[overlap]\n"                                                             \
@@ -726,12 +821,27 @@ PW_INLINE void neon3x3_run_asm(const pw_depthwise_plan *p, const int8_t *const t
     const int8_t *t6 = taps[6] + offset, *t7 = taps[7] + offset, *t8 = taps[8] + offset;
     const int8_t *k;
     size_t n;
-    if (tail) NEON3X3_RUN_ASM(NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");
-    else NEON3X3_RUN_ASM(NEON3X3_BLOCK_ASM, "");
+    if (tail) NEON3X3_RUN_ASM(NEON3X3_BLOCK_ASM, NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");
+    else NEON3X3_RUN_ASM(NEON3X3_BLOCK_ASM, NEON3X3_BLOCK_ASM, "");
+}
+
+/// neon3x3_run_asm with the SDOT block of 16 (the 8-channel tail block is the same).
+/// (".arch_extension dotprod": the assembler accepts sdot here, while the C around it stays
+/// compiled for baseline NEON; the row function runs it only on neondot plans.)
+PW_INLINE void neon3x3_run_sdot(const pw_depthwise_plan *p, const int8_t *const taps[9], size_t offset,
+                                int8_t *out, size_t pixels, size_t advance, size_t blocks, size_t overlap,
+                                const int8_t *tail, int16x8_t out_offset, int8x16_t act_min, int8x16_t act_max) {
+    const int8_t *t0 = taps[0] + offset, *t1 = taps[1] + offset, *t2 = taps[2] + offset;
+    const int8_t *t3 = taps[3] + offset, *t4 = taps[4] + offset, *t5 = taps[5] + offset;
+    const int8_t *t6 = taps[6] + offset, *t7 = taps[7] + offset, *t8 = taps[8] + offset;
+    const int8_t *k;
+    size_t n;
+    if (tail) NEON3X3_RUN_ASM(NEON3X3_BLOCK_SDOT_ASM, NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");
+    else NEON3X3_RUN_ASM(NEON3X3_BLOCK_SDOT_ASM, NEON3X3_BLOCK_SDOT_ASM, "");
 }
 #undef NEON3X3_RUN_ASM
 
-PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int left) {
+PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int left, const int sdot) {
     const depthwise_job *job = context;
     const pw_depthwise_plan *p = job->plan;
     const pw_conv_geometry *g = &p->g;
@@ -766,8 +876,12 @@ PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int 
     for (int ox = 0; ox < OW; ox++, out += C) {
         const int ix0 = ox * g->stride_width - g->pad_width;
         if (ox == ox_lo) {
-            neon3x3_run_asm(p, row_taps, (size_t)ix0 * C, out, (size_t)(ox_hi - ox_lo), advance, blocks, overlap,
-                            tail, out_offset, act_min, act_max);
+            if (sdot)
+                neon3x3_run_sdot(p, row_taps, (size_t)ix0 * C, out, (size_t)(ox_hi - ox_lo), advance, blocks, overlap,
+                                 tail, out_offset, act_min, act_max);
+            else
+                neon3x3_run_asm(p, row_taps, (size_t)ix0 * C, out, (size_t)(ox_hi - ox_lo), advance, blocks, overlap,
+                                tail, out_offset, act_min, act_max);
             out += (size_t)(ox_hi - ox_lo - 1) * C;
             ox = ox_hi - 1;
             continue;
@@ -778,7 +892,8 @@ PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int 
                 const int ix = ix0 + kx;
                 taps[ky * 3 + kx] = rows[ky] && ix >= 0 && ix < W ? rows[ky] + (size_t)ix * C : p->zero_point_row;
             }
-        if (paired && !left)
+        if (sdot) neon3x3_run_sdot(p, taps, 0, out, 1, 0, blocks, overlap, tail, out_offset, act_min, act_max);
+        else if (paired && !left)
             neon3x3_run_asm(p, taps, 0, out, 1, 0, blocks, overlap, tail, out_offset, act_min, act_max);
         else
             neon3x3_pixel(p, taps, 0, out, paired, left, out_offset, act_min, act_max);
@@ -787,16 +902,20 @@ PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int 
 
 static void depthwise_row_neon3x3(void *context, int task, int thread) {
     (void)thread;
-    neon3x3_row(context, task, 1, 0);
+    neon3x3_row(context, task, 1, 0, 0);
+}
+static void depthwise_row_neon3x3_sdot(void *context, int task, int thread) {
+    (void)thread;
+    neon3x3_row(context, task, 1, 0, 1);
 }
 static void depthwise_row_neon3x3_left(void *context, int task, int thread) {
     (void)thread;
-    neon3x3_row(context, task, 1, 1);
+    neon3x3_row(context, task, 1, 1, 0);
 }
 static void depthwise_row_neon3x3_unpaired(void *context, int task, int thread) {
     (void)thread;
     const depthwise_job *job = context;
-    neon3x3_row(context, task, 0, job->plan->neon_left);
+    neon3x3_row(context, task, 0, job->plan->neon_left, 0);
 }
 #endif
 
@@ -814,7 +933,8 @@ void pw_depthwise_run(const pw_depthwise_plan *p, pw_pool *pool, const int8_t *i
     case PW_ISA_NEONDOT:
         if (!p->neon_blocks) fn = depthwise_row_neon;
         else if (!p->neon_paired) fn = depthwise_row_neon3x3_unpaired;
-        else fn = p->neon_left ? depthwise_row_neon3x3_left : depthwise_row_neon3x3;
+        else if (p->neon_left) fn = depthwise_row_neon3x3_left;
+        else fn = p->neon_sdot ? depthwise_row_neon3x3_sdot : depthwise_row_neon3x3;
         break;
 #endif
     default: break;

@@ -4,7 +4,9 @@
 // (|w| ≤ 128, |x + input_offset| ≤ 255: |product| ≤ 32640), then requantizes with the ISA's
 // 16-lane requantization. Weights are packed at Prepare as int16 [taps][channels padded to 32].
 // Variants: 16c scalar/sse41 (portable loop, compiler-vectorised), 16c avx2 and 32c avx512vnni
-// (vpmovsxbw + vpmullw + widening adds, vector requantization), 16c neon (vmovl + vmlal).
+// (vpmovsxbw + vpmullw + widening adds, vector requantization), 16c neon (vmovl + vmlal) for
+// shapes other than 3x3, and for 3x3 (MoveNet's every depthwise layer) the neon/neondot kernel of
+// depthwise_row_neon3x3: int8 weights, offset folded into the bias, zero-point row for padding.
 #include "requant.h"
 #include <stdlib.h>
 #include <string.h>
@@ -455,9 +457,10 @@ DEPTHWISE_ROW(depthwise_row_neon, , 16, (void)0, NEON_DECLARE, NEON_TAP, pw_requ
 /// tap falls outside), so there is no bounds check and the input offset lives in the packed bias.
 /// Taps are paired: smull + smlal (smull2 + smlal2) of int8 into int16 (exact, see
 /// depthwise_pack_neon3x3), then saddw/saddw2 into the four int32 accumulators, which start from
-/// the bias. Requantization: sqrdmulh, TFLite's rounding fixup (sqadd of the sign when the shift is
-/// non-zero) and srshl compute RoundingDivideByPOT exactly; then sqxtn to int16, + output offset
-/// (sqadd), sqxtn to int8, clamp.
+/// the bias. Requantization: sqrdmulh, the rounding fixup below and srshl compute
+/// RoundingDivideByPOT exactly; then sqxtn to int16, + output offset (sqadd), sqxtn to int8, clamp.
+/// This intrinsics form serves the rare plans the assembly below does not take (a pair of −128
+/// weights, or a channel that shifts left).
 /// One block of 16 channels starting at channel c; `k` points at the block's packed data.
 PW_INLINE void neon3x3_block(const int8_t *k, const int8_t *t0, const int8_t *t1, const int8_t *t2,
                              const int8_t *t3, const int8_t *t4, const int8_t *t5, const int8_t *t6,

@@ -128,6 +128,83 @@ static int check_gemm_shapes(pw_pool *pool, const int *variants, int count, int 
     return failures;
 }
 
+/// Depthwise 3x3 (depth multiplier 1) as MoveNet runs it, against the scalar variant: SAME (and
+/// VALID) padding at stride 1 and 2, images from 1×1 up to 26×26 (borders, tiny widths, interior
+/// runs), channel counts around and beyond 16 (MoveNet's 24 … 960 and ones not a multiple of 16 or
+/// 8), input offsets as MoveNet's (−zero point) and the extremes 128 and −127, weights −127…127,
+/// ±127 only, and with −128 (pairs of −128 take the unpaired path), inputs −128/127 only, biases
+/// that saturate the int16 narrowing, shifts that shift left, act ranges narrower than int8.
+/// (Prepare rejects zero points outside int8, so the input offset is always in −127…128.)
+static int check_depthwise_3x3(const int *variants, int count, pw_pool *pool) {
+    static const int channel_choices[] = {16, 24, 32, 17, 31, 33, 40, 47, 64, 96, 144, 15, 8, 1, 192, 20};
+    int failures = 0, cases = 0;
+    for (int trial = 0; trial < 600; trial++) {
+        pw_conv_geometry g = {0};
+        const int stride = 1 + trial % 2, valid = trial % 11 == 5;
+        g.batches = trial % 13 == 0 ? 2 : 1;
+        g.input_height = trial % 5 == 0 ? range(1, 4) : range(1, 26);
+        g.input_width = trial % 7 == 0 ? range(1, 4) : range(1, 26);
+        g.input_depth = g.output_depth = channel_choices[trial % 16];
+        g.filter_height = g.filter_width = 3;
+        g.stride_height = g.stride_width = stride;
+        g.dilation_height = g.dilation_width = 1;
+        if (valid) {
+            if (g.input_height < 3 || g.input_width < 3) g.input_height = g.input_width = 3 + range(0, 8);
+            g.output_height = (g.input_height - 3) / stride + 1;
+            g.output_width = (g.input_width - 3) / stride + 1;
+        } else {
+            g.output_height = (g.input_height + stride - 1) / stride;
+            g.output_width = (g.input_width + stride - 1) / stride;
+            int total_h = (g.output_height - 1) * stride + 3 - g.input_height;
+            int total_w = (g.output_width - 1) * stride + 3 - g.input_width;
+            g.pad_height = total_h > 0 ? total_h / 2 : 0;
+            g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        }
+        const int kind = trial % 9;  // 0 symmetric, 1 ±127 + extreme inputs, 2 −128 weights + extreme inputs
+        g.input_offset = trial % 17 == 3 ? 128 : trial % 17 == 4 ? -127 : -range(-128, 127);
+        g.output_offset = trial % 19 == 2 ? -128 : trial % 19 == 3 ? 127 : range(-128, 127);
+        g.act_min = trial % 3 ? -128 : -128 + range(0, 40);
+        g.act_max = trial % 3 ? 127 : 127 - range(0, 40);
+        const int C = g.output_depth;
+        size_t in_count = (size_t)g.batches * g.input_height * g.input_width * C;
+        size_t out_count = (size_t)g.batches * g.output_height * g.output_width * C;
+        int8_t *input = malloc(in_count), *filter = malloc(9 * (size_t)C);
+        int8_t *expected = malloc(out_count), *actual = malloc(out_count);
+        int32_t *bias = malloc(4 * (size_t)C), *mult = malloc(4 * (size_t)C), *shift = malloc(4 * (size_t)C);
+        for (size_t i = 0; i < in_count; i++)
+            input[i] = kind == 1 || kind == 2 ? ((next() & 3) ? -128 : 127) : (int8_t)next();
+        for (int i = 0; i < 9 * C; i++) {
+            if (kind == 1) filter[i] = (next() & 1) ? 127 : -127;
+            else if (kind == 2) filter[i] = (next() & 3) ? -128 : 127;
+            else if (kind == 3) filter[i] = (int8_t)next();  // any int8, −128 now and then
+            else filter[i] = (int8_t)(range(-127, 127));
+        }
+        for (int c = 0; c < C; c++) {
+            bias[c] = trial % 10 == 7 ? (int32_t)(next() % 2000000001u) - 1000000000 : (int32_t)(next() % 200001) - 100000;
+            mult[c] = c % 7 == 3 ? 0x7FFFFFFF : (int32_t)((1u << 30) + (uint32_t)(next() % (1u << 30)));
+            shift[c] = trial % 8 == 6 ? range(-3, 3) : range(-20, 0);
+        }
+        pw_depthwise_plan *reference = pw_depthwise_pack(&g, filter, bias, mult, shift, PW_ISA_SCALAR);
+        pw_depthwise_run(reference, NULL, input, expected);
+        for (int v = 0; v < count; v++) {
+            memset(actual, 0x55, out_count);
+            pw_depthwise_plan *plan = pw_depthwise_pack(&g, filter, bias, mult, shift, variants[v]);
+            pw_depthwise_run(plan, trial % 2 ? pool : NULL, input, actual);
+            pw_depthwise_destroy(plan);
+            cases++;
+            if (memcmp(expected, actual, out_count) != 0) {
+                if (failures++ < 10)
+                    printf("DEPTHWISE 3x3 MISMATCH %s trial %d: %dx%dx%d stride %d%s offset %d\n", pw_isa_name(variants[v]),
+                           trial, g.input_height, g.input_width, C, stride, valid ? " VALID" : "", g.input_offset);
+            }
+        }
+        pw_depthwise_destroy(reference);
+        free(input); free(filter); free(expected); free(actual); free(bias); free(mult); free(shift);
+    }
+    printf("depthwise 3x3: %d cases, %d mismatches\n", cases, failures);
+    return failures;
+}
+
 int main(void) {
     int variants[PW_ISA_COUNT], count = 0;
     for (int isa = 1; isa < PW_ISA_COUNT; isa++)
@@ -220,8 +297,9 @@ int main(void) {
     int gemm_cases = 0, gemm_failures = check_gemm_shapes(pool, variants, count, &gemm_cases);
     printf("gemm shapes: %d cases, %d mismatches\n", gemm_cases, gemm_failures);
     failures += gemm_failures;
-    pw_pool_destroy(pool);
     printf("%d cases, %d mismatches\n", cases, failures);
+    failures += check_depthwise_3x3(variants, count, pool);
+    pw_pool_destroy(pool);
     // SQRT float32: every variant against libm's sqrtf, bit for bit (IEEE square root).
     int sqrt_failures = 0;
     enum { FLOATS = 4099 };

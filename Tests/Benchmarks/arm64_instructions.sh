@@ -457,10 +457,31 @@ print("  whole pipeline per frame (replay, Y4M I420)".ljust(44) + "".join(m(loop
 print("  of which not MoveNet/I420/classifier/5".ljust(44) + "".join(m(loop_[c] - pw[c][0] - cap420[c] - cls[c] / 5).rjust(w) for c in cpus))
 print()
 m_rss = re.search(r"peak without it (\d+) kB", rss[1])
-print(f"posewatch run --input (30 frames 640x480 Y4M, pose.threads = 4 (the Pi 4 default), -cpu {rss[0]}): guest peak RSS without the clip's pages {int(m_rss.group(1)) / 1024:.1f} MiB")
+peak_kb = int(m_rss.group(1))
+print(f"posewatch run --input (30 frames 640x480 Y4M, pose.threads = 4, -cpu {rss[0]}): guest peak RSS without the clip's pages {peak_kb * 1024 / 1e6:.1f} MB ({peak_kb / 1024:.1f} MiB)")
 print(f"  {rss[1]}")
 mappings = [l.rstrip("\n") for l in open(os.path.join(work, "rss.stderr")) if l.startswith("rss_probe: mapping")]
 for l in mappings[:6]: print(f"  {l}")
+print()
+# The frame budget: instructions per frame are measured (the whole pipeline of `replay` with the
+# camera's YUYV conversion in place of the clip's I420 one); the IPC of each core, the clocks and
+# the speed-up of MoveNet's operators on more threads are assumptions (docs/performance-arm64.md
+# says where each range comes from). Only MoveNet runs on the worker pool; the rest is one thread.
+boards = [("Pi 4 / 400 / CM4", "cortex-a72", (1.5, 1.8), (0.9, 1.5)), ("Pi 5", "cortex-a76", (2.4,), (1.5, 2.5)),
+          ("Pi 3 B / B+", "cortex-a53", (1.2, 1.4), (0.5, 0.8)), ("Pi Zero 2 W", "cortex-a53", (1.0,), (0.5, 0.8))]
+speedups = {1: (1.0, 1.0), 2: (1.6, 1.85), 3: (2.0, 2.6), 4: (2.3, 3.2)}
+print("frame budget at 15 fps (instructions measured; IPC, clock and thread speed-up assumed)")
+for name, cpu, clocks, (ipc_lo, ipc_hi) in boards:
+    if cpu not in pw: continue
+    movenet = pw[cpu][0]
+    rest = loop_[cpu] - movenet - cap420[cpu] + cap[cpu]
+    print(f"{name} ({cpu}): {m(movenet + rest)} per frame = MoveNet {m(movenet)} + rest {m(rest)}; IPC {ipc_lo}-{ipc_hi}")
+    print("  threads  speed-up  " + "".join(f"fps at {f} GHz".ljust(18) for f in clocks) + "IPC needed for 15 fps at " + ", ".join(f"{f}" for f in clocks) + " GHz")
+    for threads, (s_lo, s_hi) in speedups.items():
+        slow, fast = rest + movenet / s_lo, rest + movenet / s_hi
+        fps = "".join(f"{f * 1e9 * ipc_lo / slow:.1f} - {f * 1e9 * ipc_hi / fast:.1f}".ljust(18) for f in clocks)
+        need = "; ".join(f"{15 * fast / (f * 1e9):.2f} - {15 * slow / (f * 1e9):.2f}" for f in clocks)
+        print(f"  {threads:<9d}{s_lo:.2f}-{s_hi:.2f}  {fps}{need}")
 print()
 print("arm64 instructions ratio (posewatch/XNNPACK): " + " ".join(f"{c} {pw[c][0] / lt[c]:.3f}" for c in cpus))
 EOF

@@ -7,7 +7,7 @@
 // 6x64c4 / 8x48c4 avx512vnni (vpdpbusd: weights + 128 unsigned, input signed and broadcast from
 // memory, 128·Σx of each row subtracted at the start; 8 rows when the layer has at most 48
 // channels), 2x16c4 neon
-// (smull + sadalp), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
+// (smull + smlal + sadalp, inline asm), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
 // in place; any other convolution copies one tile of patches (MR × K bytes, per thread, packed
 // at Prepare) and runs the same tile.
 #include "requant.h"
@@ -20,9 +20,11 @@ struct pw_gemm_plan {
     int isa, mr, direct;
     int memory_input;  // avx512vnni: weights + 128, input signed from memory (see VNNI_TILE)
     int no_minus_128;  // no weight is -128: two products fit one int16 lane (neon smlal tile)
+    int neon_flags;    // neon: bit 0 some channel shifts left, bit 1 some channel has no right shift
     int32_t n, k, kp, nblocks;
     int8_t *weights;
     int32_t *bias, *multiplier, *left, *right;
+    int32_t *neon_params;  // neon: per block of 16 channels, what neon_2x16_blocks reads (pack_neon_params)
     int8_t *scratch;  // PW_MAX_THREADS × scratch_stride: MR_MAX patches of kp bytes, 64 spare
     size_t scratch_stride;
 };
@@ -215,59 +217,220 @@ PW_TARGET_AVX512VNNI static void tile_avx512vnni(const pw_gemm_plan *p, const in
 #endif
 
 #if defined(__aarch64__)
-/// Four 16-byte weight vectors (16 channels × 4 k) times one row's 4 bytes, widened (smull) and
-/// pairwise added into the row's eight int32x4 accumulators (sadalp).
-PW_INLINE void neon_k4(int32x4_t acc[8], const int8x16_t wv[4], int8x8_t x) {
-    for (int i = 0; i < 4; i++) {
-        acc[2 * i] = vpadalq_s16(acc[2 * i], vmull_s8(vget_low_s8(wv[i]), x));
-        acc[2 * i + 1] = vpadalq_s16(acc[2 * i + 1], vmull_s8(vget_high_s8(wv[i]), x));
-    }
+// The neon tile (Cortex-A72/A53: no dot product) is one hand-allocated inline-asm loop, so that its
+// cost does not depend on the compiler's register allocation (clang 17 kept the intrinsics tile's
+// accumulators on the stack: ~0.8 instructions per multiply-add instead of ~0.2).
+//
+// Registers: v0-v7 the 8 accumulators of row 0, v8-v15 those of row 1 (accumulator 2i holds
+// channels 4i and 4i+1 as two pair sums each, 2i+1 channels 4i+2 and 4i+3), v16-v19 four k (one
+// c4 group) of the 16 channels, v20-v23 the next four k, v24/v25 and v26/v27 rows 0 and 1's 8 bytes
+// as two 4-byte broadcasts (ld2r), v28-v31 products. Per 8 k and 2 rows: 2 weight loads, 2 input
+// loads, 16 smull(2) + 16 smlal(2) (int16: with no weight at -128 two products are at most
+// 2 · 127 · 128 = 32512 in magnitude) and 16 sadalp: 54 instructions for 256 multiply-adds.
+// Without that guarantee (a filter holding -128) every group takes the smull + sadalp step.
+#define PW_NEON_PAIR(wa, wb, r0a, r0b, r1a, r1b)                                                               \
+    "smull  v28.8h, v" #wa ".8b, v24.8b\n\t"                                                                  \
+    "smull2 v29.8h, v" #wa ".16b, v24.16b\n\t"                                                                \
+    "smull  v30.8h, v" #wa ".8b, v26.8b\n\t"                                                                  \
+    "smull2 v31.8h, v" #wa ".16b, v26.16b\n\t"                                                                \
+    "smlal  v28.8h, v" #wb ".8b, v25.8b\n\t"                                                                  \
+    "smlal2 v29.8h, v" #wb ".16b, v25.16b\n\t"                                                                \
+    "smlal  v30.8h, v" #wb ".8b, v27.8b\n\t"                                                                  \
+    "smlal2 v31.8h, v" #wb ".16b, v27.16b\n\t"                                                                \
+    "sadalp v" #r0a ".4s, v28.8h\n\t"                                                                         \
+    "sadalp v" #r0b ".4s, v29.8h\n\t"                                                                         \
+    "sadalp v" #r1a ".4s, v30.8h\n\t"                                                                         \
+    "sadalp v" #r1b ".4s, v31.8h\n\t"
+
+#define PW_NEON_SINGLE(wa, r0a, r0b, r1a, r1b)                                                                 \
+    "smull  v28.8h, v" #wa ".8b, v24.8b\n\t"                                                                  \
+    "smull2 v29.8h, v" #wa ".16b, v24.16b\n\t"                                                                \
+    "smull  v30.8h, v" #wa ".8b, v26.8b\n\t"                                                                  \
+    "smull2 v31.8h, v" #wa ".16b, v26.16b\n\t"                                                                \
+    "sadalp v" #r0a ".4s, v28.8h\n\t"                                                                         \
+    "sadalp v" #r0b ".4s, v29.8h\n\t"                                                                         \
+    "sadalp v" #r1a ".4s, v30.8h\n\t"                                                                         \
+    "sadalp v" #r1b ".4s, v31.8h\n\t"
+
+/// What the neon tile reads besides weights and rows: the output zero point (int16) and the
+/// activation bounds (int8), each loaded replicated into a vector once per block.
+typedef struct {
+    int16_t output_offset;
+    int8_t bounds[2];  // act_min, act_max
+} pw_neon_output;
+
+/// `blocks` blocks of 16 channels for rows a0 and a1 (which may be the same row), stored to c0
+/// and c1 (16 bytes per block each). `params` walks the plan's neon_params (see pw_gemm_pack):
+/// per block, the bias laid out as the accumulators are (twice: one copy per row), the
+/// multipliers, the right shifts negated, then the left shifts if the plan has any (flags bit 0).
+/// Requantization: sqrdmulh is SaturatingRoundingDoublingHighMul exactly (multipliers are
+/// non-negative, so the high half is never INT32_MIN); RoundingDivideByPOT rounds halves away from
+/// zero and srshl rounds them up, so negative values with a right shift get −1 first (ssra of the
+/// sign, which cannot wrap). When some channel has no right shift (flags bit 1) the −1 is masked
+/// with the negated shift (0 there). The zero point is added with int16 saturation and the clamp
+/// is done on the int8-saturated value: both give the reference's clamp(v + zero point) because the
+/// bounds and the zero point are int8 values.
+PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t **weights, const int32_t **params,
+                                int8_t *c0, int8_t *c1, int blocks, int pairs, int singles, int flags,
+                                const pw_neon_output *output) {
+    const int8_t *w = *weights;
+    const int32_t *prm = *params;
+    const int8_t *x0, *x1;
+    int count;
+    __asm__ volatile(
+        "1:\n\t"
+        "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[prm]], #64\n\t"
+        "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[prm]], #64\n\t"
+        "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[prm]], #64\n\t"
+        "ld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[prm]], #64\n\t"
+        "mov %[x0], %[a0]\n\t"
+        "mov %[x1], %[a1]\n\t"
+        "mov %w[count], %w[pairs]\n\t"
+        "cbz %w[count], 3f\n\t"
+        "2:\n\t"
+        "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
+        "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[w]], #64\n\t"
+        "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
+        "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"
+        PW_NEON_PAIR(16, 20, 0, 1, 8, 9)
+        PW_NEON_PAIR(17, 21, 2, 3, 10, 11)
+        PW_NEON_PAIR(18, 22, 4, 5, 12, 13)
+        PW_NEON_PAIR(19, 23, 6, 7, 14, 15)
+        "subs %w[count], %w[count], #1\n\t"
+        "b.ne 2b\n\t"
+        "3:\n\t"
+        "mov %w[count], %w[singles]\n\t"
+        "cbz %w[count], 5f\n\t"
+        "4:\n\t"
+        "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
+        "ld1r {v24.4s}, [%[x0]], #4\n\t"
+        "ld1r {v26.4s}, [%[x1]], #4\n\t"
+        PW_NEON_SINGLE(16, 0, 1, 8, 9)
+        PW_NEON_SINGLE(17, 2, 3, 10, 11)
+        PW_NEON_SINGLE(18, 4, 5, 12, 13)
+        PW_NEON_SINGLE(19, 6, 7, 14, 15)
+        "subs %w[count], %w[count], #1\n\t"
+        "b.ne 4b\n\t"
+        "5:\n\t"
+        // Pair sums → one int32 per channel: v0-v3 row 0 (channels 0-3, ..., 12-15), v4-v7 row 1.
+        "addp v0.4s, v0.4s, v1.4s\n\t"
+        "addp v1.4s, v2.4s, v3.4s\n\t"
+        "addp v2.4s, v4.4s, v5.4s\n\t"
+        "addp v3.4s, v6.4s, v7.4s\n\t"
+        "addp v4.4s, v8.4s, v9.4s\n\t"
+        "addp v5.4s, v10.4s, v11.4s\n\t"
+        "addp v6.4s, v12.4s, v13.4s\n\t"
+        "addp v7.4s, v14.4s, v15.4s\n\t"
+        "ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[prm]], #64\n\t"  // multipliers
+        "ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[prm]], #64\n\t"  // -right
+        "tbz %w[flags], #0, 6f\n\t"
+        "ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[prm]], #64\n\t"  // left
+        "sshl v0.4s, v0.4s, v24.4s\n\t"
+        "sshl v1.4s, v1.4s, v25.4s\n\t"
+        "sshl v2.4s, v2.4s, v26.4s\n\t"
+        "sshl v3.4s, v3.4s, v27.4s\n\t"
+        "sshl v4.4s, v4.4s, v24.4s\n\t"
+        "sshl v5.4s, v5.4s, v25.4s\n\t"
+        "sshl v6.4s, v6.4s, v26.4s\n\t"
+        "sshl v7.4s, v7.4s, v27.4s\n\t"
+        "6:\n\t"
+        "sqrdmulh v0.4s, v0.4s, v16.4s\n\t"
+        "sqrdmulh v1.4s, v1.4s, v17.4s\n\t"
+        "sqrdmulh v2.4s, v2.4s, v18.4s\n\t"
+        "sqrdmulh v3.4s, v3.4s, v19.4s\n\t"
+        "sqrdmulh v4.4s, v4.4s, v16.4s\n\t"
+        "sqrdmulh v5.4s, v5.4s, v17.4s\n\t"
+        "sqrdmulh v6.4s, v6.4s, v18.4s\n\t"
+        "sqrdmulh v7.4s, v7.4s, v19.4s\n\t"
+        "tbz %w[flags], #1, 7f\n\t"
+        "and v8.16b, v0.16b, v20.16b\n\t"
+        "and v9.16b, v1.16b, v21.16b\n\t"
+        "and v10.16b, v2.16b, v22.16b\n\t"
+        "and v11.16b, v3.16b, v23.16b\n\t"
+        "and v12.16b, v4.16b, v20.16b\n\t"
+        "and v13.16b, v5.16b, v21.16b\n\t"
+        "and v14.16b, v6.16b, v22.16b\n\t"
+        "and v15.16b, v7.16b, v23.16b\n\t"
+        "ssra v0.4s, v8.4s, #31\n\t"
+        "ssra v1.4s, v9.4s, #31\n\t"
+        "ssra v2.4s, v10.4s, #31\n\t"
+        "ssra v3.4s, v11.4s, #31\n\t"
+        "ssra v4.4s, v12.4s, #31\n\t"
+        "ssra v5.4s, v13.4s, #31\n\t"
+        "ssra v6.4s, v14.4s, #31\n\t"
+        "ssra v7.4s, v15.4s, #31\n\t"
+        "b 8f\n\t"
+        "7:\n\t"
+        "ssra v0.4s, v0.4s, #31\n\t"
+        "ssra v1.4s, v1.4s, #31\n\t"
+        "ssra v2.4s, v2.4s, #31\n\t"
+        "ssra v3.4s, v3.4s, #31\n\t"
+        "ssra v4.4s, v4.4s, #31\n\t"
+        "ssra v5.4s, v5.4s, #31\n\t"
+        "ssra v6.4s, v6.4s, #31\n\t"
+        "ssra v7.4s, v7.4s, #31\n\t"
+        "8:\n\t"
+        "srshl v0.4s, v0.4s, v20.4s\n\t"
+        "srshl v1.4s, v1.4s, v21.4s\n\t"
+        "srshl v2.4s, v2.4s, v22.4s\n\t"
+        "srshl v3.4s, v3.4s, v23.4s\n\t"
+        "srshl v4.4s, v4.4s, v20.4s\n\t"
+        "srshl v5.4s, v5.4s, v21.4s\n\t"
+        "srshl v6.4s, v6.4s, v22.4s\n\t"
+        "srshl v7.4s, v7.4s, v23.4s\n\t"
+        "sqxtn  v8.4h, v0.4s\n\t"
+        "sqxtn2 v8.8h, v1.4s\n\t"
+        "sqxtn  v9.4h, v2.4s\n\t"
+        "sqxtn2 v9.8h, v3.4s\n\t"
+        "sqxtn  v10.4h, v4.4s\n\t"
+        "sqxtn2 v10.8h, v5.4s\n\t"
+        "sqxtn  v11.4h, v6.4s\n\t"
+        "sqxtn2 v11.8h, v7.4s\n\t"
+        "ld1r {v28.8h}, [%[offset]]\n\t"
+        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
+        "sqadd v8.8h, v8.8h, v28.8h\n\t"
+        "sqadd v9.8h, v9.8h, v28.8h\n\t"
+        "sqadd v10.8h, v10.8h, v28.8h\n\t"
+        "sqadd v11.8h, v11.8h, v28.8h\n\t"
+        "sqxtn  v12.8b, v8.8h\n\t"
+        "sqxtn2 v12.16b, v9.8h\n\t"
+        "sqxtn  v13.8b, v10.8h\n\t"
+        "sqxtn2 v13.16b, v11.8h\n\t"
+        "smax v12.16b, v12.16b, v29.16b\n\t"
+        "smax v13.16b, v13.16b, v29.16b\n\t"
+        "smin v12.16b, v12.16b, v30.16b\n\t"
+        "smin v13.16b, v13.16b, v30.16b\n\t"
+        "str q12, [%[c0]], #16\n\t"
+        "str q13, [%[c1]], #16\n\t"
+        "subs %w[blocks], %w[blocks], #1\n\t"
+        "b.ne 1b\n\t"
+        : [w] "+r"(w), [prm] "+r"(prm), [c0] "+r"(c0), [c1] "+r"(c1), [blocks] "+r"(blocks), [x0] "=&r"(x0),
+          [x1] "=&r"(x1), [count] "=&r"(count)
+        : [a0] "r"(a0), [a1] "r"(a1), [pairs] "r"(pairs), [singles] "r"(singles), [flags] "r"(flags),
+          [offset] "r"(&output->output_offset), [bounds] "r"(output->bounds)
+        : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+          "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
+          "v29", "v30", "v31");
+    *weights = w;
+    *params = prm;
 }
 
-PW_INLINE int8x8_t neon_x4(const int8_t *x) {
-    int32_t v;
-    memcpy(&v, x, 4);
-    return vreinterpret_s8_s32(vdup_n_s32(v));
-}
-
-/// The Cortex-A72 has no dot product. smull + sadalp spends 2 instructions per 8 products; with
-/// no weight at -128 each product is at most 127 · 128 = 16256 in magnitude, so two of them
-/// (k and k + 4) add in one int16 lane without overflow (smlal), and the pair costs 3 instructions
-/// per 16 products: the widening multiply-accumulate of ruy's and XNNPACK's NEON int8 kernels. The
-/// int16 and int32 sums are exact, so the result is bit-identical to the reference.
 static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) {
     const int k4count = p->kp / 4;
     const int pairs = p->no_minus_128 ? k4count / 2 : 0;
-    for (int nb = 0; nb < p->nblocks; nb++) {
-        const int8_t *w = p->weights + (size_t)nb * p->kp * 16;
-        int32x4_t acc[2][8];
-        for (int r = 0; r < 2; r++)
-            for (int i = 0; i < 8; i++) acc[r][i] = vdupq_n_s32(0);
-        int k4 = 0;
-        for (int pair = 0; pair < pairs; pair++, k4 += 2, w += 128) {
-            int8x16_t wa[4] = {vld1q_s8(w), vld1q_s8(w + 16), vld1q_s8(w + 32), vld1q_s8(w + 48)};
-            int8x16_t wb[4] = {vld1q_s8(w + 64), vld1q_s8(w + 80), vld1q_s8(w + 96), vld1q_s8(w + 112)};
-            for (int r = 0; r < 2; r++) {
-                int8x8_t xa = neon_x4(rows[r] + 4 * k4), xb = neon_x4(rows[r] + 4 * k4 + 4);
-                for (int i = 0; i < 4; i++) {
-                    int16x8_t lo = vmlal_s8(vmull_s8(vget_low_s8(wa[i]), xa), vget_low_s8(wb[i]), xb);
-                    int16x8_t hi = vmlal_s8(vmull_s8(vget_high_s8(wa[i]), xa), vget_high_s8(wb[i]), xb);
-                    acc[r][2 * i] = vpadalq_s16(acc[r][2 * i], lo);
-                    acc[r][2 * i + 1] = vpadalq_s16(acc[r][2 * i + 1], hi);
-                }
-            }
-        }
-        for (; k4 < k4count; k4++, w += 64) {
-            int8x16_t wv[4] = {vld1q_s8(w), vld1q_s8(w + 16), vld1q_s8(w + 32), vld1q_s8(w + 48)};
-            for (int r = 0; r < 2; r++) neon_k4(acc[r], wv, neon_x4(rows[r] + 4 * k4));
-        }
-        pw_requant16 q = block_requant(p, nb);
-        for (int r = 0; r < rows_valid; r++) {
-            // acc[r][j]: channels 2j, 2j+1 as pairs of partial sums.
-            int32x4_t c0 = vpaddq_s32(acc[r][0], acc[r][1]), c1 = vpaddq_s32(acc[r][2], acc[r][3]);
-            int32x4_t c2 = vpaddq_s32(acc[r][4], acc[r][5]), c3 = vpaddq_s32(acc[r][6], acc[r][7]);
-            pw_requant16_neon(c0, c1, c2, c3, &q, out + (size_t)r * p->n + nb * 16, block_width(p, nb));
-        }
+    const int singles = k4count - 2 * pairs;
+    const int8_t *w = p->weights;
+    const int32_t *params = p->neon_params;
+    const pw_neon_output output = {(int16_t)p->g.output_offset, {(int8_t)p->g.act_min, (int8_t)p->g.act_max}};
+    // One valid row: both rows of the tile are that row, so both stores write the same bytes.
+    const int8_t *a1 = rows_valid > 1 ? rows[1] : rows[0];
+    int8_t *c1 = rows_valid > 1 ? out + p->n : out;
+    const int full = p->n / 16, width = p->n % 16;
+    if (full > 0) neon_2x16_blocks(rows[0], a1, &w, &params, out, c1, full, pairs, singles, p->neon_flags, &output);
+    if (width > 0) {
+        int8_t last[2][16];
+        neon_2x16_blocks(rows[0], a1, &w, &params, last[0], last[1], 1, pairs, singles, p->neon_flags, &output);
+        for (int r = 0; r < rows_valid; r++) memcpy(out + (size_t)r * p->n + full * 16, last[r], (size_t)width);
     }
 }
 
@@ -320,6 +483,34 @@ static tile_fn tile_for(int isa) {
 #endif
     default: return tile_2x16c4_scalar;
     }
+}
+
+/// The neon tile's per-block constants, in the order it reads them (see neon_2x16_blocks): the
+/// folded bias as the accumulators hold their channels ([b0, 0, b1, 0], [b2, 0, b3, 0], ...: the
+/// pair sums of accumulator 2i are channels 4i, 4i+1), once per row of the tile; the multipliers;
+/// the right shifts negated (srshl shifts right by a negative amount); the left shifts when some
+/// channel has one. Padding channels are all zeros (their outputs are never stored).
+static int pack_neon_params(pw_gemm_plan *p) {
+    int any_left = 0, any_unshifted = 0;
+    for (int n = 0; n < p->n; n++) {
+        any_left |= p->left[n] != 0;
+        any_unshifted |= p->right[n] == 0;
+    }
+    p->neon_flags = any_left | any_unshifted << 1;
+    const size_t words = any_left ? 112 : 96;
+    p->neon_params = calloc((size_t)p->nblocks * words, 4);
+    if (!p->neon_params) return 0;
+    for (int nb = 0; nb < p->nblocks; nb++) {
+        int32_t *block = p->neon_params + (size_t)nb * words;
+        for (int j = 0; j < 16 && nb * 16 + j < p->n; j++) {
+            const int n = nb * 16 + j;
+            block[2 * j] = block[32 + 2 * j] = p->bias[n];
+            block[64 + j] = p->multiplier[n];
+            block[80 + j] = -p->right[n];
+            if (any_left) block[96 + j] = p->left[n];
+        }
+    }
+    return 1;
 }
 
 pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, const int32_t *bias,
@@ -375,6 +566,10 @@ pw_gemm_plan *pw_gemm_pack(const pw_conv_geometry *g, const int8_t *filter, cons
         p->left[n] = shifts[n] > 0 ? shifts[n] : 0;
         p->right[n] = shifts[n] > 0 ? 0 : -shifts[n];
     }
+    if (isa == PW_ISA_NEON && !pack_neon_params(p)) {
+        pw_gemm_destroy(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -386,6 +581,7 @@ void pw_gemm_destroy(pw_gemm_plan *p) {
     free(p->left);
     free(p->right);
     free(p->scratch);
+    free(p->neon_params);
     free(p);
 }
 

@@ -415,23 +415,206 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
     *params = prm;
 }
 
-static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) {
+/// The last block when it has at most 8 channels (MoveNet: 24 = 16 + 8, 17, 34, 1): the same
+/// loop and requantization as neon_2x16_blocks on 1 or 2 groups of 4 channels (`quads`) instead
+/// of 4, reading the block's first 16 or 32 weight bytes of every 64 and the first constants of
+/// its neon_params; the 4 or 8 results of each row go to c0 and c1.
+PW_INLINE void neon_2xq_tail(const int8_t *a0, const int8_t *a1, const int8_t *w, const int32_t *prm, int quads,
+                             int pairs, int singles, int flags, const pw_neon_output *output, int8_t *c0,
+                             int8_t *c1) {
+    const int8_t *x0 = a0, *x1 = a1;
+    int count;
+#define PW_NEON_TAIL_OPERANDS                                                                                  \
+    : [w] "+r"(w), [x0] "+r"(x0), [x1] "+r"(x1), [count] "=&r"(count)                                      \
+    : [prm] "r"(prm), [c0] "r"(c0), [c1] "r"(c1), [pairs] "r"(pairs), [singles] "r"(singles),              \
+      [flags] "r"(flags), [offset] "r"(&output->output_offset), [bounds] "r"(output->bounds)               \
+    : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", \
+      "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", \
+      "v29", "v30", "v31"
+    if (quads == 1) {
+        __asm__ volatile(
+        "ldp q0, q1, [%[prm]]\n\t"
+        "ldp q8, q9, [%[prm], #128]\n\t"
+        "mov %w[count], %w[pairs]\n\t"
+        "cbz %w[count], 3f\n\t"
+        "2:\n\t"
+        "ldr q16, [%[w]], #64\n\t"
+        "ldr q20, [%[w]], #64\n\t"
+        "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
+        "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"
+        PW_NEON_PAIR(16, 20, 0, 1, 8, 9)
+        "subs %w[count], %w[count], #1\n\t"
+        "b.ne 2b\n\t"
+        "3:\n\t"
+        "mov %w[count], %w[singles]\n\t"
+        "cbz %w[count], 5f\n\t"
+        "4:\n\t"
+        "ldr q16, [%[w]], #64\n\t"
+        "ld1r {v24.4s}, [%[x0]], #4\n\t"
+        "ld1r {v26.4s}, [%[x1]], #4\n\t"
+        PW_NEON_SINGLE(16, 0, 1, 8, 9)
+        "subs %w[count], %w[count], #1\n\t"
+        "b.ne 4b\n\t"
+        "5:\n\t"
+        "addp v0.4s, v0.4s, v1.4s\n\t"
+        "addp v4.4s, v8.4s, v9.4s\n\t"
+        "ldr q16, [%[prm], #256]\n\t"
+        "ldr q20, [%[prm], #320]\n\t"
+        "tbz %w[flags], #0, 6f\n\t"
+        "ldr q24, [%[prm], #384]\n\t"
+        "sshl v0.4s, v0.4s, v24.4s\n\t"
+        "sshl v4.4s, v4.4s, v24.4s\n\t"
+        "6:\n\t"
+        "sqrdmulh v0.4s, v0.4s, v16.4s\n\t"
+        "sqrdmulh v4.4s, v4.4s, v16.4s\n\t"
+        "tbz %w[flags], #1, 7f\n\t"
+        "and v8.16b, v0.16b, v20.16b\n\t"
+        "and v12.16b, v4.16b, v20.16b\n\t"
+        "ssra v0.4s, v8.4s, #31\n\t"
+        "ssra v4.4s, v12.4s, #31\n\t"
+        "b 8f\n\t"
+        "7:\n\t"
+        "ssra v0.4s, v0.4s, #31\n\t"
+        "ssra v4.4s, v4.4s, #31\n\t"
+        "8:\n\t"
+        "srshl v0.4s, v0.4s, v20.4s\n\t"
+        "srshl v4.4s, v4.4s, v20.4s\n\t"
+        "sqxtn v8.4h, v0.4s\n\t"
+        "sqxtn v10.4h, v4.4s\n\t"
+        "ld1r {v28.8h}, [%[offset]]\n\t"
+        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
+        "sqadd v8.8h, v8.8h, v28.8h\n\t"
+        "sqadd v10.8h, v10.8h, v28.8h\n\t"
+        "sqxtn v12.8b, v8.8h\n\t"
+        "sqxtn v13.8b, v10.8h\n\t"
+        "smax v12.8b, v12.8b, v29.8b\n\t"
+        "smax v13.8b, v13.8b, v29.8b\n\t"
+        "smin v12.8b, v12.8b, v30.8b\n\t"
+        "smin v13.8b, v13.8b, v30.8b\n\t"
+        "str s12, [%[c0]]\n\t"
+        "str s13, [%[c1]]\n\t"
+        PW_NEON_TAIL_OPERANDS);
+    } else {
+        __asm__ volatile(
+        "ldp q0, q1, [%[prm]]\n\t"
+        "ldp q2, q3, [%[prm], #32]\n\t"
+        "ldp q8, q9, [%[prm], #128]\n\t"
+        "ldp q10, q11, [%[prm], #160]\n\t"
+        "mov %w[count], %w[pairs]\n\t"
+        "cbz %w[count], 3f\n\t"
+        "2:\n\t"
+        "ldp q16, q17, [%[w]], #64\n\t"
+        "ldp q20, q21, [%[w]], #64\n\t"
+        "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
+        "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"
+        PW_NEON_PAIR(16, 20, 0, 1, 8, 9) PW_NEON_PAIR(17, 21, 2, 3, 10, 11)
+        "subs %w[count], %w[count], #1\n\t"
+        "b.ne 2b\n\t"
+        "3:\n\t"
+        "mov %w[count], %w[singles]\n\t"
+        "cbz %w[count], 5f\n\t"
+        "4:\n\t"
+        "ldp q16, q17, [%[w]], #64\n\t"
+        "ld1r {v24.4s}, [%[x0]], #4\n\t"
+        "ld1r {v26.4s}, [%[x1]], #4\n\t"
+        PW_NEON_SINGLE(16, 0, 1, 8, 9) PW_NEON_SINGLE(17, 2, 3, 10, 11)
+        "subs %w[count], %w[count], #1\n\t"
+        "b.ne 4b\n\t"
+        "5:\n\t"
+        "addp v0.4s, v0.4s, v1.4s\n\t"
+        "addp v1.4s, v2.4s, v3.4s\n\t"
+        "addp v4.4s, v8.4s, v9.4s\n\t"
+        "addp v5.4s, v10.4s, v11.4s\n\t"
+        "ldp q16, q17, [%[prm], #256]\n\t"
+        "ldp q20, q21, [%[prm], #320]\n\t"
+        "tbz %w[flags], #0, 6f\n\t"
+        "ldp q24, q25, [%[prm], #384]\n\t"
+        "sshl v0.4s, v0.4s, v24.4s\n\t"
+        "sshl v1.4s, v1.4s, v25.4s\n\t"
+        "sshl v4.4s, v4.4s, v24.4s\n\t"
+        "sshl v5.4s, v5.4s, v25.4s\n\t"
+        "6:\n\t"
+        "sqrdmulh v0.4s, v0.4s, v16.4s\n\t"
+        "sqrdmulh v1.4s, v1.4s, v17.4s\n\t"
+        "sqrdmulh v4.4s, v4.4s, v16.4s\n\t"
+        "sqrdmulh v5.4s, v5.4s, v17.4s\n\t"
+        "tbz %w[flags], #1, 7f\n\t"
+        "and v8.16b, v0.16b, v20.16b\n\t"
+        "and v9.16b, v1.16b, v21.16b\n\t"
+        "and v12.16b, v4.16b, v20.16b\n\t"
+        "and v13.16b, v5.16b, v21.16b\n\t"
+        "ssra v0.4s, v8.4s, #31\n\t"
+        "ssra v1.4s, v9.4s, #31\n\t"
+        "ssra v4.4s, v12.4s, #31\n\t"
+        "ssra v5.4s, v13.4s, #31\n\t"
+        "b 8f\n\t"
+        "7:\n\t"
+        "ssra v0.4s, v0.4s, #31\n\t"
+        "ssra v1.4s, v1.4s, #31\n\t"
+        "ssra v4.4s, v4.4s, #31\n\t"
+        "ssra v5.4s, v5.4s, #31\n\t"
+        "8:\n\t"
+        "srshl v0.4s, v0.4s, v20.4s\n\t"
+        "srshl v1.4s, v1.4s, v21.4s\n\t"
+        "srshl v4.4s, v4.4s, v20.4s\n\t"
+        "srshl v5.4s, v5.4s, v21.4s\n\t"
+        "sqxtn v8.4h, v0.4s\n\t"
+        "sqxtn2 v8.8h, v1.4s\n\t"
+        "sqxtn v10.4h, v4.4s\n\t"
+        "sqxtn2 v10.8h, v5.4s\n\t"
+        "ld1r {v28.8h}, [%[offset]]\n\t"
+        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
+        "sqadd v8.8h, v8.8h, v28.8h\n\t"
+        "sqadd v10.8h, v10.8h, v28.8h\n\t"
+        "sqxtn v12.8b, v8.8h\n\t"
+        "sqxtn v13.8b, v10.8h\n\t"
+        "smax v12.8b, v12.8b, v29.8b\n\t"
+        "smax v13.8b, v13.8b, v29.8b\n\t"
+        "smin v12.8b, v12.8b, v30.8b\n\t"
+        "smin v13.8b, v13.8b, v30.8b\n\t"
+        "str d12, [%[c0]]\n\t"
+        "str d13, [%[c1]]\n\t"
+        PW_NEON_TAIL_OPERANDS);
+    }
+#undef PW_NEON_TAIL_OPERANDS
+}
+
+/// Two rows (a1 may be a0 when only one is valid: then both stores write the same bytes) × all
+/// channels of the plan.
+PW_INLINE void neon_2_rows(const pw_gemm_plan *p, const int8_t *a0, const int8_t *a1, int rows_valid, int8_t *out) {
     const int k4count = p->kp / 4;
     const int pairs = p->no_minus_128 ? k4count / 2 : 0;
     const int singles = k4count - 2 * pairs;
     const int8_t *w = p->weights;
     const int32_t *params = p->neon_params;
     const pw_neon_output output = {(int16_t)p->g.output_offset, {(int8_t)p->g.act_min, (int8_t)p->g.act_max}};
-    // One valid row: both rows of the tile are that row, so both stores write the same bytes.
-    const int8_t *a1 = rows_valid > 1 ? rows[1] : rows[0];
     int8_t *c1 = rows_valid > 1 ? out + p->n : out;
     const int full = p->n / 16, width = p->n % 16;
-    if (full > 0) neon_2x16_blocks(rows[0], a1, &w, &params, out, c1, full, pairs, singles, p->neon_flags, &output);
+    if (full > 0) neon_2x16_blocks(a0, a1, &w, &params, out, c1, full, pairs, singles, p->neon_flags, &output);
     if (width > 0) {
         int8_t last[2][16];
-        neon_2x16_blocks(rows[0], a1, &w, &params, last[0], last[1], 1, pairs, singles, p->neon_flags, &output);
+        if (width <= 8) {
+            neon_2xq_tail(a0, a1, w, params, width <= 4 ? 1 : 2, pairs, singles, p->neon_flags, &output, last[0],
+                          last[1]);
+        } else {
+            neon_2x16_blocks(a0, a1, &w, &params, last[0], last[1], 1, pairs, singles, p->neon_flags, &output);
+        }
         for (int r = 0; r < rows_valid; r++) memcpy(out + (size_t)r * p->n + full * 16, last[r], (size_t)width);
     }
+}
+
+static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) {
+    neon_2_rows(p, rows[0], rows_valid > 1 ? rows[1] : rows[0], rows_valid, out);
+}
+
+/// A 1x1 convolution's rows [0, m) read in place, two at a time: one call per task instead of one
+/// tile call per two rows (the narrow layers of MoveNet have only 16 to 144 multiply-adds per
+/// output, so the call's cost and the saving of d8-d15 per call were a tenth of the work).
+static void neon_direct_rows(const pw_gemm_plan *p, const int8_t *input, int m, int8_t *output) {
+    const size_t k = (size_t)p->k, n = (size_t)p->n;
+    int row = 0;
+    for (; row + 2 <= m; row += 2) neon_2_rows(p, input + row * k, input + (row + 1) * k, 2, output + row * n);
+    if (row < m) neon_2_rows(p, input + row * k, input + row * k, 1, output + row * n);
 }
 
 PW_TARGET_DOTPROD static void tile_4x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,
@@ -683,6 +866,12 @@ static void conv_task(void *context, int task, int thread) {
     int start = task * job->rows_per_task;
     int end = start + job->rows_per_task;
     if (end > job->m) end = job->m;
+#if defined(__aarch64__)
+    if (p->direct && p->isa == PW_ISA_NEON) {
+        neon_direct_rows(p, job->input + (size_t)start * p->k, end - start, job->output + (size_t)start * p->n);
+        return;
+    }
+#endif
     int8_t *scratch = p->scratch + (size_t)thread * p->scratch_stride;
     const int8_t *rows[MR_MAX];
     // The output pixel of row `start`, then stepped along (no divisions per patch).

@@ -285,9 +285,20 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "ld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[prm]], #64\n\t"
         "mov %[x0], %[a0]\n\t"
         "mov %[x1], %[a1]\n\t"
-        "mov %w[count], %w[pairs]\n\t"
-        "cbz %w[count], 3f\n\t"
+        // Two groups of 8 k per iteration (halves = ⌈pairs / 2⌉); an odd count starts in the second.
+        "cbz %w[halves], 3f\n\t"
+        "mov %w[count], %w[halves]\n\t"
+        "tbnz %w[pairs], #0, 21f\n\t"
         "2:\n\t"
+        "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
+        "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[w]], #64\n\t"
+        "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
+        "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"
+        PW_NEON_PAIR(16, 20, 0, 1, 8, 9)
+        PW_NEON_PAIR(17, 21, 2, 3, 10, 11)
+        PW_NEON_PAIR(18, 22, 4, 5, 12, 13)
+        PW_NEON_PAIR(19, 23, 6, 7, 14, 15)
+        "21:\n\t"
         "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
         "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[w]], #64\n\t"
         "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
@@ -299,8 +310,8 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "subs %w[count], %w[count], #1\n\t"
         "b.ne 2b\n\t"
         "3:\n\t"
+        "cbz %w[singles], 5f\n\t"
         "mov %w[count], %w[singles]\n\t"
-        "cbz %w[count], 5f\n\t"
         "4:\n\t"
         "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
         "ld1r {v24.4s}, [%[x0]], #4\n\t"
@@ -406,7 +417,7 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "b.ne 1b\n\t"
         : [w] "+r"(w), [prm] "+r"(prm), [c0] "+r"(c0), [c1] "+r"(c1), [blocks] "+r"(blocks), [x0] "=&r"(x0),
           [x1] "=&r"(x1), [count] "=&r"(count)
-        : [a0] "r"(a0), [a1] "r"(a1), [pairs] "r"(pairs), [singles] "r"(singles), [flags] "r"(flags),
+        : [a0] "r"(a0), [a1] "r"(a1), [pairs] "r"(pairs), [halves] "r"((pairs + 1) / 2), [singles] "r"(singles), [flags] "r"(flags),
           [offset] "r"(&output->output_offset), [bounds] "r"(output->bounds)
         : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
           "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
@@ -579,32 +590,56 @@ PW_INLINE void neon_2xq_tail(const int8_t *a0, const int8_t *a1, const int8_t *w
 #undef PW_NEON_TAIL_OPERANDS
 }
 
+/// What every pair of rows of a plan shares, computed once per call of the tile or per task.
+typedef struct {
+    const int8_t *weights;
+    const int32_t *params;
+    size_t n;
+    int pairs, singles, flags, full, width;
+    pw_neon_output output;
+} neon_rows_job;
+
+PW_INLINE neon_rows_job neon_rows_job_for(const pw_gemm_plan *p) {
+    const int k4count = p->kp / 4;
+    neon_rows_job job;
+    job.weights = p->weights;
+    job.params = p->neon_params;
+    job.n = (size_t)p->n;
+    job.pairs = p->no_minus_128 ? k4count / 2 : 0;
+    job.singles = k4count - 2 * job.pairs;
+    job.flags = p->neon_flags;
+    job.full = p->n / 16;
+    job.width = p->n % 16;
+    job.output.output_offset = (int16_t)p->g.output_offset;
+    job.output.bounds[0] = (int8_t)p->g.act_min;
+    job.output.bounds[1] = (int8_t)p->g.act_max;
+    return job;
+}
+
 /// Two rows (a1 may be a0 when only one is valid: then both stores write the same bytes) × all
 /// channels of the plan.
-PW_INLINE void neon_2_rows(const pw_gemm_plan *p, const int8_t *a0, const int8_t *a1, int rows_valid, int8_t *out) {
-    const int k4count = p->kp / 4;
-    const int pairs = p->no_minus_128 ? k4count / 2 : 0;
-    const int singles = k4count - 2 * pairs;
-    const int8_t *w = p->weights;
-    const int32_t *params = p->neon_params;
-    const pw_neon_output output = {(int16_t)p->g.output_offset, {(int8_t)p->g.act_min, (int8_t)p->g.act_max}};
-    int8_t *c1 = rows_valid > 1 ? out + p->n : out;
-    const int full = p->n / 16, width = p->n % 16;
-    if (full > 0) neon_2x16_blocks(a0, a1, &w, &params, out, c1, full, pairs, singles, p->neon_flags, &output);
+PW_INLINE void neon_2_rows(const neon_rows_job *job, const int8_t *a0, const int8_t *a1, int rows_valid,
+                           int8_t *out) {
+    const int8_t *w = job->weights;
+    const int32_t *params = job->params;
+    const int pairs = job->pairs, singles = job->singles, flags = job->flags, full = job->full, width = job->width;
+    int8_t *c1 = rows_valid > 1 ? out + job->n : out;
+    if (full > 0) neon_2x16_blocks(a0, a1, &w, &params, out, c1, full, pairs, singles, flags, &job->output);
     if (width > 0) {
         int8_t last[2][16];
         if (width <= 8) {
-            neon_2xq_tail(a0, a1, w, params, width <= 4 ? 1 : 2, pairs, singles, p->neon_flags, &output, last[0],
+            neon_2xq_tail(a0, a1, w, params, width <= 4 ? 1 : 2, pairs, singles, flags, &job->output, last[0],
                           last[1]);
         } else {
-            neon_2x16_blocks(a0, a1, &w, &params, last[0], last[1], 1, pairs, singles, p->neon_flags, &output);
+            neon_2x16_blocks(a0, a1, &w, &params, last[0], last[1], 1, pairs, singles, flags, &job->output);
         }
-        for (int r = 0; r < rows_valid; r++) memcpy(out + (size_t)r * p->n + full * 16, last[r], (size_t)width);
+        for (int r = 0; r < rows_valid; r++) memcpy(out + r * job->n + (size_t)full * 16, last[r], (size_t)width);
     }
 }
 
 static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid, int8_t *out) {
-    neon_2_rows(p, rows[0], rows_valid > 1 ? rows[1] : rows[0], rows_valid, out);
+    const neon_rows_job job = neon_rows_job_for(p);
+    neon_2_rows(&job, rows[0], rows_valid > 1 ? rows[1] : rows[0], rows_valid, out);
 }
 
 /// A 1x1 convolution's rows [0, m) read in place, two at a time: one call per task instead of one
@@ -612,9 +647,10 @@ static void tile_2x16c4_neon(const pw_gemm_plan *p, const int8_t *const *rows, i
 /// output, so the call's cost and the saving of d8-d15 per call were a tenth of the work).
 static void neon_direct_rows(const pw_gemm_plan *p, const int8_t *input, int m, int8_t *output) {
     const size_t k = (size_t)p->k, n = (size_t)p->n;
+    const neon_rows_job job = neon_rows_job_for(p);
     int row = 0;
-    for (; row + 2 <= m; row += 2) neon_2_rows(p, input + row * k, input + (row + 1) * k, 2, output + row * n);
-    if (row < m) neon_2_rows(p, input + row * k, input + row * k, 1, output + row * n);
+    for (; row + 2 <= m; row += 2) neon_2_rows(&job, input + row * k, input + (row + 1) * k, 2, output + row * n);
+    if (row < m) neon_2_rows(&job, input + row * k, input + row * k, 1, output + row * n);
 }
 
 PW_TARGET_DOTPROD static void tile_4x16c4_neondot(const pw_gemm_plan *p, const int8_t *const *rows, int rows_valid,

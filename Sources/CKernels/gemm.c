@@ -20,7 +20,8 @@ struct pw_gemm_plan {
     int isa, mr, direct;
     int memory_input;  // avx512vnni: weights + 128, input signed from memory (see VNNI_TILE)
     int no_minus_128;  // no weight is -128: two products fit one int16 lane (neon smlal tile)
-    int neon_flags;    // neon: bit 0 some channel shifts left, bit 1 some channel has no right shift
+    int neon_flags;    // neon: bit 0 some channel shifts left, bit 1 some channel has no right shift,
+                       // bit 2 the activation bounds are narrower than int8's
     int32_t n, k, kp, nblocks;
     int8_t *weights;
     int32_t *bias, *multiplier, *left, *right;
@@ -260,7 +261,7 @@ typedef struct {
 } pw_neon_output;
 
 /// `blocks` blocks of 16 channels for rows a0 and a1 (which may be the same row), stored to c0
-/// and c1 (16 bytes per block each). `params` walks the plan's neon_params (see pw_gemm_pack):
+/// and c1 (16 bytes per block each). `params` walks the plan's neon_params (pack_neon_params):
 /// per block, the bias laid out as the accumulators are (twice: one copy per row), the
 /// multipliers, the right shifts negated, then the left shifts if the plan has any (flags bit 0).
 /// Requantization: sqrdmulh is SaturatingRoundingDoublingHighMul exactly (multipliers are
@@ -268,8 +269,9 @@ typedef struct {
 /// zero and srshl rounds them up, so negative values with a right shift get −1 first (ssra of the
 /// sign, which cannot wrap). When some channel has no right shift (flags bit 1) the −1 is masked
 /// with the negated shift (0 there). The zero point is added with int16 saturation and the clamp
-/// is done on the int8-saturated value: both give the reference's clamp(v + zero point) because the
-/// bounds and the zero point are int8 values.
+/// is done on the int8-saturated value (only when the bounds are narrower than int8's, flags bit
+/// 2): both give the reference's clamp(v + zero point) because the bounds and the zero point are
+/// int8 values.
 PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t **weights, const int32_t **params,
                                 int8_t *c0, int8_t *c1, int blocks, int pairs, int singles, int flags,
                                 const pw_neon_output *output) {
@@ -398,7 +400,6 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "sqxtn  v11.4h, v6.4s\n\t"
         "sqxtn2 v11.8h, v7.4s\n\t"
         "ld1r {v28.8h}, [%[offset]]\n\t"
-        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
         "sqadd v8.8h, v8.8h, v28.8h\n\t"
         "sqadd v9.8h, v9.8h, v28.8h\n\t"
         "sqadd v10.8h, v10.8h, v28.8h\n\t"
@@ -407,10 +408,13 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "sqxtn2 v12.16b, v9.8h\n\t"
         "sqxtn  v13.8b, v10.8h\n\t"
         "sqxtn2 v13.16b, v11.8h\n\t"
+        "tbz %w[flags], #2, 9f\n\t"  // bounds narrower than int8's (the saturation clamps to int8)
+        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
         "smax v12.16b, v12.16b, v29.16b\n\t"
         "smax v13.16b, v13.16b, v29.16b\n\t"
         "smin v12.16b, v12.16b, v30.16b\n\t"
         "smin v13.16b, v13.16b, v30.16b\n\t"
+        "9:\n\t"
         "str q12, [%[c0]], #16\n\t"
         "str q13, [%[c1]], #16\n\t"
         "subs %w[blocks], %w[blocks], #1\n\t"
@@ -715,7 +719,7 @@ static int pack_neon_params(pw_gemm_plan *p) {
         any_left |= p->left[n] != 0;
         any_unshifted |= p->right[n] == 0;
     }
-    p->neon_flags = any_left | any_unshifted << 1;
+    p->neon_flags = any_left | any_unshifted << 1 | (p->g.act_min > -128 || p->g.act_max < 127) << 2;
     const size_t words = any_left ? 112 : 96;
     p->neon_params = calloc((size_t)p->nblocks * words, 4);
     if (!p->neon_params) return 0;

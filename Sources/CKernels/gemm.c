@@ -7,7 +7,7 @@
 // 6x64c4 / 8x48c4 avx512vnni (vpdpbusd: weights + 128 unsigned, input signed and broadcast from
 // memory, 128·Σx of each row subtracted at the start; 8 rows when the layer has at most 48
 // channels), 2x16c4 neon
-// (smull + smlal + sadalp, inline asm), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
+// (smull + smlal + sadalp, asm), 4x16c4 neondot (sdot). Rows are pointers: a 1x1 convolution reads the input
 // in place; any other convolution copies one tile of patches (MR × K bytes, per thread, packed
 // at Prepare) and runs the same tile.
 #include "requant.h"
@@ -227,7 +227,8 @@ PW_TARGET_AVX512VNNI static void tile_avx512vnni(const pw_gemm_plan *p, const in
 // c4 group) of the 16 channels, v20-v23 the next four k, v24/v25 and v26/v27 rows 0 and 1's 8 bytes
 // as two 4-byte broadcasts (ld2r), v28-v31 products. Per 8 k and 2 rows: 2 weight loads, 2 input
 // loads, 16 smull(2) + 16 smlal(2) (int16: with no weight at -128 two products are at most
-// 2 · 127 · 128 = 32512 in magnitude) and 16 sadalp: 54 instructions for 256 multiply-adds.
+// 2 · 127 · 128 = 32512 in magnitude) and 16 sadalp, 52 instructions for 256 multiply-adds, and
+// one of loop overhead (the loop runs two groups of 8 k per iteration).
 // Without that guarantee (a filter holding -128) every group takes the smull + sadalp step.
 #define PW_NEON_PAIR(wa, wb, r0a, r0b, r1a, r1b)                                                               \
     "smull  v28.8h, v" #wa ".8b, v24.8b\n\t"                                                                  \
@@ -421,8 +422,8 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "b.ne 1b\n\t"
         : [w] "+r"(w), [prm] "+r"(prm), [c0] "+r"(c0), [c1] "+r"(c1), [blocks] "+r"(blocks), [x0] "=&r"(x0),
           [x1] "=&r"(x1), [count] "=&r"(count)
-        : [a0] "r"(a0), [a1] "r"(a1), [pairs] "r"(pairs), [halves] "r"((pairs + 1) / 2), [singles] "r"(singles), [flags] "r"(flags),
-          [offset] "r"(&output->output_offset), [bounds] "r"(output->bounds)
+        : [a0] "r"(a0), [a1] "r"(a1), [pairs] "r"(pairs), [halves] "r"((pairs + 1) / 2), [singles] "r"(singles),
+          [flags] "r"(flags), [offset] "r"(&output->output_offset), [bounds] "r"(output->bounds)
         : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
           "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",
           "v29", "v30", "v31");

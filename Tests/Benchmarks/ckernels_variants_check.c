@@ -129,7 +129,8 @@ static int check_gemm_shapes(const int *variants, int count, pw_pool *pool, int 
         size_t in_count = (size_t)g.input_height * g.input_width * g.input_depth;
         int8_t *input = malloc(in_count), *filter = malloc((size_t)n * k);
         int32_t *bias = malloc(4 * (size_t)n), *mult = malloc(4 * (size_t)n), *shift = malloc(4 * (size_t)n);
-        for (size_t i = 0; i < in_count; i++) input[i] = data == 2 || data == 3 ? ((next() & 3) ? -128 : 127) : (int8_t)next();
+        for (size_t i = 0; i < in_count; i++)
+            input[i] = data == 2 || data == 3 ? ((next() & 3) ? -128 : 127) : (int8_t)next();
         for (size_t i = 0; i < (size_t)n * k; i++) {
             int8_t w = (int8_t)next();
             if (data == 2) w = (next() & 1) ? 127 : -127;

@@ -205,6 +205,117 @@ static int check_depthwise_3x3(const int *variants, int count, pw_pool *pool) {
     return failures;
 }
 
+/// One convolution through every variant against the scalar one; returns the mismatching variants.
+static int compare_conv(const pw_conv_geometry *g, const int8_t *input, const int8_t *filter, const int32_t *bias,
+                        const int32_t *mult, const int32_t *shift, const int *variants, int count, pw_pool *pool,
+                        const char *label) {
+    size_t out_count = (size_t)g->batches * g->output_height * g->output_width * g->output_depth;
+    int8_t *expected = malloc(out_count), *actual = malloc(out_count);
+    pw_gemm_plan *reference = pw_gemm_pack(g, filter, bias, mult, shift, PW_ISA_SCALAR);
+    pw_conv_run(reference, NULL, input, expected);
+    pw_gemm_destroy(reference);
+    int failures = 0;
+    for (int v = 0; v < count; v++) {
+        memset(actual, 0x55, out_count);
+        pw_gemm_plan *plan = pw_gemm_pack(g, filter, bias, mult, shift, variants[v]);
+        pw_conv_run(plan, pool, input, actual);
+        pw_gemm_destroy(plan);
+        if (memcmp(expected, actual, out_count) != 0) {
+            failures++;
+            printf("MISMATCH %s %s (K %d, N %d)\n", pw_isa_name(variants[v]), label,
+                   g->filter_height * g->filter_width * g->input_depth, g->output_depth);
+        }
+    }
+    free(expected);
+    free(actual);
+    return failures;
+}
+
+/// GEMM cases shaped like MoveNet's 1x1 convolutions (K 16…1280, N 1…1280) and its 3x3 s2 RGB
+/// stem (a patch GEMM, K = 27), plus K and N that are not multiples of 4, 8 or 16 (every K and N
+/// tail of the tiles), rows that do not fill the last tile, and data that stresses the neon tile:
+/// symmetric weights (its smlal path), only ±127 weights with -128/127 inputs (the largest int16
+/// pair sums, the largest accumulators), -128 weights (its smull-only fallback), requantization
+/// with only right shifts (its unmasked rounding fix-up), with some channels unshifted or shifted
+/// left, multipliers near 2^31 or 0, and output zero points and bounds at the int8 limits.
+static int check_movenet_gemm(const int *variants, int count, pw_pool *pool, int *cases) {
+    static const int movenet[][2] = {{32, 16}, {16, 96}, {96, 24}, {24, 144}, {144, 24}, {24, 24}, {144, 32},
+                                     {32, 192}, {192, 32}, {32, 32}, {192, 64}, {64, 384}, {384, 64}, {64, 64},
+                                     {384, 96}, {96, 576}, {576, 96}, {576, 160}, {160, 960}, {960, 160},
+                                     {960, 320}, {320, 1280}, {1280, 64}, {64, 32}, {32, 24}, {24, 96}, {96, 1},
+                                     {96, 17}, {96, 34}};
+    const int shapes = (int)(sizeof(movenet) / sizeof(movenet[0]));
+    int failures = 0;
+    for (int trial = 0; trial < 240; trial++) {
+        pw_conv_geometry g = {0};
+        const int stem = trial % 8 == 7;
+        // 0, 1: random symmetric weights; 2: ±127 weights, -128/127 inputs; 3: -128/127 weights and
+        // inputs; 4: random weights including -128.
+        const int data = trial % 5;
+        g.batches = 1;
+        g.dilation_height = g.dilation_width = 1;
+        if (stem) {
+            g.input_height = range(3, 13);
+            g.input_width = range(3, 13);
+            g.input_depth = 3;
+            g.output_depth = 32;
+            g.filter_height = g.filter_width = 3;
+            g.stride_height = g.stride_width = 2;
+        } else {
+            const int *shape = movenet[trial % shapes];
+            int k = shape[0], n = shape[1];
+            if (trial % 3 == 1) k += range(-3, 3);   // K tails: 4-byte groups, single groups, non-direct rows
+            if (trial % 4 == 2) n += range(-15, 15);  // N tails of every width
+            g.input_height = range(1, 5);
+            g.input_width = range(1, 7);  // odd pixel counts leave the last tile half full
+            g.input_depth = k < 1 ? 1 : k;
+            g.output_depth = n < 1 ? 1 : n;
+            g.filter_height = g.filter_width = 1;
+            g.stride_height = g.stride_width = 1;
+        }
+        g.output_height = (g.input_height + g.stride_height - 1) / g.stride_height;
+        g.output_width = (g.input_width + g.stride_width - 1) / g.stride_width;
+        int total_h = (g.output_height - 1) * g.stride_height + g.filter_height - g.input_height;
+        int total_w = (g.output_width - 1) * g.stride_width + g.filter_width - g.input_width;
+        g.pad_height = total_h > 0 ? total_h / 2 : 0;
+        g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        g.input_offset = trial % 6 == 0 ? 128 : -range(-128, 127);
+        g.output_offset = trial % 7 == 0 ? -128 : (trial % 7 == 1 ? 127 : range(-128, 127));
+        g.act_min = trial % 3 == 0 ? -128 : range(-128, 0);
+        g.act_max = trial % 3 == 0 ? 127 : range(g.act_min, 127);
+        const int k = g.filter_height * g.filter_width * g.input_depth, n = g.output_depth;
+        size_t in_count = (size_t)g.input_height * g.input_width * g.input_depth;
+        int8_t *input = malloc(in_count), *filter = malloc((size_t)n * k);
+        int32_t *bias = malloc(4 * (size_t)n), *mult = malloc(4 * (size_t)n), *shift = malloc(4 * (size_t)n);
+        for (size_t i = 0; i < in_count; i++)
+            input[i] = data == 2 || data == 3 ? ((next() & 3) ? -128 : 127) : (int8_t)next();
+        for (size_t i = 0; i < (size_t)n * k; i++) {
+            int8_t w = (int8_t)next();
+            if (data == 2) w = (next() & 1) ? 127 : -127;
+            else if (data == 3) w = (next() & 3) ? -128 : 127;  // -128 · -128 twice overflows int16
+            else if (data != 4 && w == -128) w = -127;
+            filter[i] = w;
+        }
+        // Shift modes: only right shifts (the usual TFLite case), right shifts with some channels
+        // unshifted, and left shifts too.
+        const int mode = trial % 3;
+        for (int c = 0; c < n; c++) {
+            bias[c] = data == 2 ? (int32_t)(next() % 2000001) - 1000000 : (int32_t)(next() % 200001) - 100000;
+            uint32_t m = (1u << 30) + (uint32_t)(next() % (1u << 30));
+            if (next() % 16 == 0) m = (next() & 1) ? 0x7FFFFFFFu : 0;
+            mult[c] = (int32_t)m;
+            shift[c] = mode == 0 ? -range(1, 14) : (mode == 1 ? -range(0, 14) : range(-14, 3));
+            if (data == 2 && mode == 0) shift[c] = -range(4, 20);  // large accumulators down to int8
+        }
+        char label[64];
+        snprintf(label, sizeof(label), "MoveNet-like trial %d", trial);
+        failures += compare_conv(&g, input, filter, bias, mult, shift, variants, count, pool, label);
+        *cases += count;
+        free(input); free(filter); free(bias); free(mult); free(shift);
+    }
+    return failures;
+}
+
 int main(void) {
     int variants[PW_ISA_COUNT], count = 0;
     for (int isa = 1; isa < PW_ISA_COUNT; isa++)
@@ -297,6 +408,9 @@ int main(void) {
     int gemm_cases = 0, gemm_failures = check_gemm_shapes(pool, variants, count, &gemm_cases);
     printf("gemm shapes: %d cases, %d mismatches\n", gemm_cases, gemm_failures);
     failures += gemm_failures;
+    int movenet_cases = 0, movenet_failures = check_movenet_gemm(variants, count, pool, &movenet_cases);
+    printf("MoveNet-like GEMM: %d cases, %d mismatches\n", movenet_cases, movenet_failures);
+    failures += movenet_failures;
     printf("%d cases, %d mismatches\n", cases, failures);
     failures += check_depthwise_3x3(variants, count, pool);
     pw_pool_destroy(pool);

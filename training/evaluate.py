@@ -140,6 +140,87 @@ def section_b(clf):
     return res
 
 
+class ReplayPolicy:
+    """posewatch's decision rules (Sources/Actions/DecisionPolicy.swift with the appliance's defaults:
+    threshold 0.6, present share 0.6, exponential smoothing 0.5, 3 confirmations, 1 promotion) and
+    ActionPipeline's history rule (cleared whenever a window is not classified)."""
+
+    def __init__(self, labels, threshold=0.6, present=0.6, smoothing=0.5, confirmations=3, promote=1):
+        self.labels, self.threshold, self.present = labels, threshold, present
+        self.smoothing, self.confirmations = smoothing, confirmations
+        # windows an action needs after `low_confidence` whose best guess was that same label (r34;
+        # DecisionPolicy.promotions; before r34 the full confirmations)
+        self.promote = min(promote, confirmations)
+
+    def run(self, clf, k, size=None):
+        """k (T,17,3) one clip's keypoints from its first frame -> list of (t seconds, decision name),
+        one per stride once the window is full, as `posewatch replay` reports them."""
+        L, stride, fps = clf.L, clf.stride, clf.fps
+        present = (k[..., 2] >= 0.2).any(-1)  # the tracker drops a pose with no joint >= 0.2
+        h = np.zeros(clf.hist["shape"], np.float32) if clf.hist else None
+        smoothed, reported, best_guess, cand, runs, out = None, "starting_up", None, None, 0, []
+        ends = list(range(L, len(k) + 1, stride))
+        Z = NZ.normalize_windows(np.stack([k[e - L:e] for e in ends])) if ends else []
+        for e, z in zip(ends, Z):
+            share = present[e - L:e].mean()
+            if share < self.present:
+                if h is not None:
+                    h[:] = 0
+                smoothed, reported, cand, runs = None, "no_person", None, 0
+                out.append(((e - 1) / fps, reported))
+                continue
+            clf.it.set_tensor(clf.i, z[None])
+            if h is not None:
+                clf.it.set_tensor(clf.hi, h)
+            clf.it.invoke()
+            pr = clf.it.get_tensor(clf.o)[0].copy()
+            if h is not None:
+                h = np.concatenate([h[:, 1:], clf.it.get_tensor(clf.so)[None]], 1)
+            smoothed = pr if smoothed is None else self.smoothing * smoothed + (1 - self.smoothing) * pr
+            b = int(smoothed.argmax())
+            dec = self.labels[b] if smoothed[b] >= self.threshold else "low_confidence"
+            if dec == reported:
+                cand, runs = None, 0
+            elif reported == "starting_up":
+                reported, cand, runs = dec, None, 0
+            else:
+                runs = runs + 1 if cand == dec else 1
+                cand = dec
+                need = self.promote if reported == "low_confidence" and dec == best_guess else self.confirmations
+                if runs >= need:
+                    reported, cand, runs = dec, None, 0
+            if reported == "low_confidence" and dec == "low_confidence":
+                best_guess = self.labels[b]  # the reported low_confidence's best guess, refreshed
+            out.append(((e - 1) / fps, reported))
+        return out
+
+
+class Replay:
+    """the suite's clips through the real `posewatch replay` (tracker, window, history, decision
+    rules; --classifier-model picks the model) instead of ReplayPolicy's transcription."""
+
+    def __init__(self, posewatch, model=None, extra=()):
+        import tempfile
+        self.cmd = [posewatch, "replay"]
+        self.extra = (["--classifier-model", model] if model else []) + list(extra)
+        self.tmp = os.path.join(tempfile.mkdtemp(prefix="posewatch-suite-"), "clip.npy")
+        self.threshold, self.smoothing, self.confirmations = "config", "config", "config"
+
+    def run(self, clf, k, size):
+        import subprocess
+        np.save(self.tmp, k)
+        r = subprocess.run(self.cmd + [self.tmp, "--fps", f"{clf.fps:g}", "--frame-size", f"{size[0]}x{size[1]}",
+                                       "--format", "jsonl"] + self.extra, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"posewatch replay exited {r.returncode}: {r.stderr.strip()}")
+        out = []
+        for line in r.stdout.splitlines():
+            d = json.loads(line)
+            if "label" in d and "event" not in d and "summary" not in d:
+                out.append((d["t"], d["label"]))
+        return out
+
+
 def section_robustness(clf, seed, per_cell, only=None, policy=None):
     """the generated robustness suite (posegen/suite.py), each clip through `policy` as replay runs it.
     Per cell: sets whose majority decision is right (the dev spans' rule) over the decisions whose

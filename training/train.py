@@ -16,9 +16,13 @@ import normalize as NZ
 import tflite_metadata as TM
 
 
-def gen(seed, clips, per_clip=4):
+def gen(seed, clips, per_clip=4, variants=()):
+    """generated windows, normalised; `variants`: the named generator variants too (posegen/actions.py
+    VARIANTS; none: the members' data of r26..r33 bit for bit)"""
+    import posegen.actions as A
     rng = np.random.default_rng(seed)
-    X, y, _ = make_windows(rng, clips, WINDOW, FPS, per_clip=per_clip)
+    with A.variants(variants):
+        X, y, _ = make_windows(rng, clips, WINDOW, FPS, per_clip=per_clip)
     return NZ.normalize_windows(X), y
 
 
@@ -401,6 +405,10 @@ def main():
                     help="comma-separated r34 generator variants in the heads' training sequences "
                          "(star, slow_step, lunge_arms, bursts, knee_cut; posegen/actions.py VARIANTS; none: r33, "
                          "the committed model; r34 measured star,slow_step,bursts, not adopted)")
+    # r35 (issue 28; measured, see training/README.md): the same variants in the members' training clips
+    ap.add_argument("--member-variants", type=lambda v: tuple(x for x in v.split(",") if x), default=(),
+                    help="comma-separated generator variants in the members' training clips (as --sequence-variants; "
+                         "none: r26's members, the committed model)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
     ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
@@ -428,7 +436,7 @@ def main():
             members.append(model)
             continue
         t1 = time.time()
-        Xtr, ytr = gen(a.seed + 1000 * m, a.clips)
+        Xtr, ytr = gen(a.seed + 1000 * m, a.clips, variants=a.member_variants)
         print(f"member {m}: generated train {Xtr.shape} {np.bincount(ytr)} val {Xva.shape} in {time.time()-t1:.0f}s "
               f"sha256(train)={hashlib.sha256(Xtr.tobytes()).hexdigest()[:16]}", flush=True)
         cw = len(ytr) / (len(LABELS) * np.bincount(ytr, minlength=len(LABELS)))
@@ -594,6 +602,7 @@ def classifier_metadata(a, schema_version, quant_in, quant_out, history=None, hi
                      "members": a.members,
                      # only when on, so that --no-mirror writes r25's metadata (and file) unchanged
                      **({"mirror_twins": True} if a.mirror else {}),
+                     **({"member_variants": list(a.member_variants)} if a.member_variants else {}),
                      **({} if (a.widths, a.dense) == ("48,64,96,96", 64)
                         else {"widths": a.widths, "dense": a.dense}),
                      **({"history_heads": history_heads} if history_heads is not None else {}),

@@ -42,11 +42,13 @@ public enum BoardDefaults: Equatable, Sendable {
     /// MoveNet threads when the config does not set `pose.threads`; nil is one per online CPU.
     public var inferenceThreads: Int? {
         switch self {
-        // Pi 5: 113M instructions per frame, 15 fps needs IPC 0.7 on one core (32–53 fps estimated).
+        // Pi 5: 53M instructions per frame; 15 fps needs IPC 0.33 on one core (68–114 fps estimated).
         case .pi5: 1
-        // Pi 4: 267M per frame; 15 fps needs IPC 0.85–1.17 on four cores at 1.5 GHz, 1.45–1.68 on two.
-        case .pi4: 4
-        // Pi 3 / Zero 2 W: below 15 fps on any thread count; all cores, and the loop drops late frames.
+        // Pi 4: 89M per frame; one core needs IPC 0.89 at 1.5 GHz, the bottom of the assumed
+        // 0.9–1.5, so no headroom; two need 0.49–0.57 (24–46 fps estimated) and leave two cores free.
+        case .pi4: 2
+        // Pi 3 / Zero 2 W: 89M per frame on a slower in-order core; 15 fps only on all four (Pi 3 B
+        // at 1.2 GHz 15–33 fps, Zero 2 W 12.5–27 estimated); the loop drops late frames below it.
         case .pi3, .zero2W: 4
         case .other: nil
         }

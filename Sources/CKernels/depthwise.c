@@ -550,6 +550,48 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
                   out_offset, act_min, act_max);
 }
 
+/// Both 16-channel blocks end alike: tap 8 alone (`smull` into int16, `saddw` into the int32
+/// accumulators v17–v20), then the requantisation of v17–v20 (TFLite's exact form: `sqrdmulh`,
+/// the `and` + `ssra` tie fix, `srshl` by −right) with v0–v7 reloaded from `k` as the multiplier
+/// and −right, `sqxtn`, + output offset saturating, `sqxtn`, clamp, and the 16 bytes stored.
+#define NEON3X3_TAP8_REQUANT_ASM \
+    "ld1 {v21.16b}, [%[t8]], #16\n" \
+    "smull v23.8h, v21.8b, v16.8b\n" \
+    "smull2 v24.8h, v21.16b, v16.16b\n" \
+    "saddw v17.4s, v17.4s, v23.4h\n" \
+    "saddw2 v18.4s, v18.4s, v23.8h\n" \
+    "saddw v19.4s, v19.4s, v24.4h\n" \
+    "saddw2 v20.4s, v20.4s, v24.8h\n" \
+    "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[k]], #64\n" \
+    "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[k]], #64\n" \
+    "sqrdmulh v17.4s, v17.4s, v0.4s\n" \
+    "sqrdmulh v18.4s, v18.4s, v1.4s\n" \
+    "sqrdmulh v19.4s, v19.4s, v2.4s\n" \
+    "sqrdmulh v20.4s, v20.4s, v3.4s\n" \
+    "and v21.16b, v17.16b, v4.16b\n" \
+    "and v22.16b, v18.16b, v5.16b\n" \
+    "and v23.16b, v19.16b, v6.16b\n" \
+    "and v24.16b, v20.16b, v7.16b\n" \
+    "ssra v17.4s, v21.4s, #31\n" \
+    "ssra v18.4s, v22.4s, #31\n" \
+    "ssra v19.4s, v23.4s, #31\n" \
+    "ssra v20.4s, v24.4s, #31\n" \
+    "srshl v17.4s, v17.4s, v4.4s\n" \
+    "srshl v18.4s, v18.4s, v5.4s\n" \
+    "srshl v19.4s, v19.4s, v6.4s\n" \
+    "srshl v20.4s, v20.4s, v7.4s\n" \
+    "sqxtn v17.4h, v17.4s\n" \
+    "sqxtn2 v17.8h, v18.4s\n" \
+    "sqxtn v19.4h, v19.4s\n" \
+    "sqxtn2 v19.8h, v20.4s\n" \
+    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
+    "sqadd v19.8h, v19.8h, %[out_offset].8h\n" \
+    "sqxtn v17.8b, v17.8h\n" \
+    "sqxtn2 v17.16b, v19.8h\n" \
+    "smax v17.16b, v17.16b, %[act_min].16b\n" \
+    "smin v17.16b, v17.16b, %[act_max].16b\n" \
+    "st1 {v17.16b}, [%[out]], #16\n"
+
 /// The same block (paired taps, no left shift: TFLite's symmetric weights and multipliers below 1,
 /// so MoveNet's every layer) with hand-allocated registers, so the count does not depend on the
 /// compiler's allocation: v0–v7 and v16 hold the 9 taps' weights, v17–v20 the accumulators (loaded
@@ -600,42 +642,7 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
     "saddw2 v18.4s, v18.4s, v27.8h\n" \
     "saddw v19.4s, v19.4s, v28.4h\n" \
     "saddw2 v20.4s, v20.4s, v28.8h\n" \
-    "ld1 {v21.16b}, [%[t8]], #16\n" \
-    "smull v23.8h, v21.8b, v16.8b\n" \
-    "smull2 v24.8h, v21.16b, v16.16b\n" \
-    "saddw v17.4s, v17.4s, v23.4h\n" \
-    "saddw2 v18.4s, v18.4s, v23.8h\n" \
-    "saddw v19.4s, v19.4s, v24.4h\n" \
-    "saddw2 v20.4s, v20.4s, v24.8h\n" \
-    "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[k]], #64\n" \
-    "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[k]], #64\n" \
-    "sqrdmulh v17.4s, v17.4s, v0.4s\n" \
-    "sqrdmulh v18.4s, v18.4s, v1.4s\n" \
-    "sqrdmulh v19.4s, v19.4s, v2.4s\n" \
-    "sqrdmulh v20.4s, v20.4s, v3.4s\n" \
-    "and v21.16b, v17.16b, v4.16b\n" \
-    "and v22.16b, v18.16b, v5.16b\n" \
-    "and v23.16b, v19.16b, v6.16b\n" \
-    "and v24.16b, v20.16b, v7.16b\n" \
-    "ssra v17.4s, v21.4s, #31\n" \
-    "ssra v18.4s, v22.4s, #31\n" \
-    "ssra v19.4s, v23.4s, #31\n" \
-    "ssra v20.4s, v24.4s, #31\n" \
-    "srshl v17.4s, v17.4s, v4.4s\n" \
-    "srshl v18.4s, v18.4s, v5.4s\n" \
-    "srshl v19.4s, v19.4s, v6.4s\n" \
-    "srshl v20.4s, v20.4s, v7.4s\n" \
-    "sqxtn v17.4h, v17.4s\n" \
-    "sqxtn2 v17.8h, v18.4s\n" \
-    "sqxtn v19.4h, v19.4s\n" \
-    "sqxtn2 v19.8h, v20.4s\n" \
-    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
-    "sqadd v19.8h, v19.8h, %[out_offset].8h\n" \
-    "sqxtn v17.8b, v17.8h\n" \
-    "sqxtn2 v17.16b, v19.8h\n" \
-    "smax v17.16b, v17.16b, %[act_min].16b\n" \
-    "smin v17.16b, v17.16b, %[act_max].16b\n" \
-    "st1 {v17.16b}, [%[out]], #16\n" \
+    NEON3X3_TAP8_REQUANT_ASM
 
 
 /// neondot: the same block with taps 0–3 and 4–7 through SDOT: zip1/zip2 of the four tap rows
@@ -680,42 +687,7 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
     "sdot v18.4s, v22.16b, v5.16b\n" \
     "sdot v19.4s, v23.16b, v6.16b\n" \
     "sdot v20.4s, v24.16b, v7.16b\n" \
-    "ld1 {v21.16b}, [%[t8]], #16\n" \
-    "smull v23.8h, v21.8b, v16.8b\n" \
-    "smull2 v24.8h, v21.16b, v16.16b\n" \
-    "saddw v17.4s, v17.4s, v23.4h\n" \
-    "saddw2 v18.4s, v18.4s, v23.8h\n" \
-    "saddw v19.4s, v19.4s, v24.4h\n" \
-    "saddw2 v20.4s, v20.4s, v24.8h\n" \
-    "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[k]], #64\n" \
-    "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[k]], #64\n" \
-    "sqrdmulh v17.4s, v17.4s, v0.4s\n" \
-    "sqrdmulh v18.4s, v18.4s, v1.4s\n" \
-    "sqrdmulh v19.4s, v19.4s, v2.4s\n" \
-    "sqrdmulh v20.4s, v20.4s, v3.4s\n" \
-    "and v21.16b, v17.16b, v4.16b\n" \
-    "and v22.16b, v18.16b, v5.16b\n" \
-    "and v23.16b, v19.16b, v6.16b\n" \
-    "and v24.16b, v20.16b, v7.16b\n" \
-    "ssra v17.4s, v21.4s, #31\n" \
-    "ssra v18.4s, v22.4s, #31\n" \
-    "ssra v19.4s, v23.4s, #31\n" \
-    "ssra v20.4s, v24.4s, #31\n" \
-    "srshl v17.4s, v17.4s, v4.4s\n" \
-    "srshl v18.4s, v18.4s, v5.4s\n" \
-    "srshl v19.4s, v19.4s, v6.4s\n" \
-    "srshl v20.4s, v20.4s, v7.4s\n" \
-    "sqxtn v17.4h, v17.4s\n" \
-    "sqxtn2 v17.8h, v18.4s\n" \
-    "sqxtn v19.4h, v19.4s\n" \
-    "sqxtn2 v19.8h, v20.4s\n" \
-    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
-    "sqadd v19.8h, v19.8h, %[out_offset].8h\n" \
-    "sqxtn v17.8b, v17.8h\n" \
-    "sqxtn2 v17.16b, v19.8h\n" \
-    "smax v17.16b, v17.16b, %[act_min].16b\n" \
-    "smin v17.16b, v17.16b, %[act_max].16b\n" \
-    "st1 {v17.16b}, [%[out]], #16\n" \
+    NEON3X3_TAP8_REQUANT_ASM
 
 /// The same for 8 channels (the plan's tail block): v17–v18 accumulate.
 #define NEON3X3_BLOCK8_ASM \

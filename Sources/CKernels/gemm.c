@@ -246,6 +246,19 @@ PW_TARGET_AVX512VNNI static void tile_avx512vnni(const pw_gemm_plan *p, const in
     "sadalp v" #r1a ".4s, v30.8h\n\t"                                                                         \
     "sadalp v" #r1b ".4s, v31.8h\n\t"
 
+/// One group of 8 k for both rows and all 16 channels: the 128 weight bytes (two c4 groups), each
+/// row's 8 bytes as two broadcasts, and the four channel quarters through PW_NEON_PAIR. The loop
+/// below runs it twice per iteration.
+#define PW_NEON_GROUP8                                                                                         \
+    "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"                                              \
+    "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[w]], #64\n\t"                                              \
+    "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"                                                                 \
+    "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"                                                                 \
+    PW_NEON_PAIR(16, 20, 0, 1, 8, 9)                                                                           \
+    PW_NEON_PAIR(17, 21, 2, 3, 10, 11)                                                                         \
+    PW_NEON_PAIR(18, 22, 4, 5, 12, 13)                                                                         \
+    PW_NEON_PAIR(19, 23, 6, 7, 14, 15)
+
 #define PW_NEON_SINGLE(wa, r0a, r0b, r1a, r1b)                                                                 \
     "smull  v28.8h, v" #wa ".8b, v24.8b\n\t"                                                                  \
     "smull2 v29.8h, v" #wa ".16b, v24.16b\n\t"                                                                \
@@ -295,23 +308,9 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
         "mov %w[count], %w[halves]\n\t"
         "tbnz %w[pairs], #0, 21f\n\t"
         "2:\n\t"
-        "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
-        "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[w]], #64\n\t"
-        "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
-        "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"
-        PW_NEON_PAIR(16, 20, 0, 1, 8, 9)
-        PW_NEON_PAIR(17, 21, 2, 3, 10, 11)
-        PW_NEON_PAIR(18, 22, 4, 5, 12, 13)
-        PW_NEON_PAIR(19, 23, 6, 7, 14, 15)
+        PW_NEON_GROUP8
         "21:\n\t"
-        "ld1 {v16.16b, v17.16b, v18.16b, v19.16b}, [%[w]], #64\n\t"
-        "ld1 {v20.16b, v21.16b, v22.16b, v23.16b}, [%[w]], #64\n\t"
-        "ld2r {v24.4s, v25.4s}, [%[x0]], #8\n\t"
-        "ld2r {v26.4s, v27.4s}, [%[x1]], #8\n\t"
-        PW_NEON_PAIR(16, 20, 0, 1, 8, 9)
-        PW_NEON_PAIR(17, 21, 2, 3, 10, 11)
-        PW_NEON_PAIR(18, 22, 4, 5, 12, 13)
-        PW_NEON_PAIR(19, 23, 6, 7, 14, 15)
+        PW_NEON_GROUP8
         "subs %w[count], %w[count], #1\n\t"
         "b.ne 2b\n\t"
         "3:\n\t"
@@ -433,6 +432,21 @@ PW_INLINE void neon_2x16_blocks(const int8_t *a0, const int8_t *a1, const int8_t
     *params = prm;
 }
 
+/// The narrow tails' last step, both rows: + the output zero point (int16, saturating), narrowed to
+/// int8 in v12 (row 0) and v13 (row 1), clamped to the activation bounds; the caller stores 4 or 8
+/// bytes of each.
+#define PW_NEON_TAIL_NARROW                                                                                    \
+    "ld1r {v28.8h}, [%[offset]]\n\t"                                                                        \
+    "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"                                                              \
+    "sqadd v8.8h, v8.8h, v28.8h\n\t"                                                                        \
+    "sqadd v10.8h, v10.8h, v28.8h\n\t"                                                                      \
+    "sqxtn v12.8b, v8.8h\n\t"                                                                               \
+    "sqxtn v13.8b, v10.8h\n\t"                                                                              \
+    "smax v12.8b, v12.8b, v29.8b\n\t"                                                                       \
+    "smax v13.8b, v13.8b, v29.8b\n\t"                                                                       \
+    "smin v12.8b, v12.8b, v30.8b\n\t"                                                                       \
+    "smin v13.8b, v13.8b, v30.8b\n\t"
+
 /// The last block when it has at most 8 channels (MoveNet: 24 = 16 + 8, 17, 34, 1): the same
 /// loop and requantization as neon_2x16_blocks on 1 or 2 groups of 4 channels (`quads`) instead
 /// of 4, reading the block's first 16 or 32 weight bytes of every 64 and the first constants of
@@ -499,16 +513,7 @@ PW_INLINE void neon_2xq_tail(const int8_t *a0, const int8_t *a1, const int8_t *w
         "srshl v4.4s, v4.4s, v20.4s\n\t"
         "sqxtn v8.4h, v0.4s\n\t"
         "sqxtn v10.4h, v4.4s\n\t"
-        "ld1r {v28.8h}, [%[offset]]\n\t"
-        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
-        "sqadd v8.8h, v8.8h, v28.8h\n\t"
-        "sqadd v10.8h, v10.8h, v28.8h\n\t"
-        "sqxtn v12.8b, v8.8h\n\t"
-        "sqxtn v13.8b, v10.8h\n\t"
-        "smax v12.8b, v12.8b, v29.8b\n\t"
-        "smax v13.8b, v13.8b, v29.8b\n\t"
-        "smin v12.8b, v12.8b, v30.8b\n\t"
-        "smin v13.8b, v13.8b, v30.8b\n\t"
+        PW_NEON_TAIL_NARROW
         "str s12, [%[c0]]\n\t"
         "str s13, [%[c1]]\n\t"
         PW_NEON_TAIL_OPERANDS);
@@ -580,16 +585,7 @@ PW_INLINE void neon_2xq_tail(const int8_t *a0, const int8_t *a1, const int8_t *w
         "sqxtn2 v8.8h, v1.4s\n\t"
         "sqxtn v10.4h, v4.4s\n\t"
         "sqxtn2 v10.8h, v5.4s\n\t"
-        "ld1r {v28.8h}, [%[offset]]\n\t"
-        "ld2r {v29.16b, v30.16b}, [%[bounds]]\n\t"
-        "sqadd v8.8h, v8.8h, v28.8h\n\t"
-        "sqadd v10.8h, v10.8h, v28.8h\n\t"
-        "sqxtn v12.8b, v8.8h\n\t"
-        "sqxtn v13.8b, v10.8h\n\t"
-        "smax v12.8b, v12.8b, v29.8b\n\t"
-        "smax v13.8b, v13.8b, v29.8b\n\t"
-        "smin v12.8b, v12.8b, v30.8b\n\t"
-        "smin v13.8b, v13.8b, v30.8b\n\t"
+        PW_NEON_TAIL_NARROW
         "str d12, [%[c0]]\n\t"
         "str d13, [%[c1]]\n\t"
         PW_NEON_TAIL_OPERANDS);

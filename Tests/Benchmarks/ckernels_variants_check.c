@@ -18,6 +18,17 @@ static uint64_t next(void) {
 }
 static int range(int lo, int hi) { return lo + (int)(next() % (uint64_t)(hi - lo + 1)); }
 
+/// SAME padding as TFLite computes it: output = ⌈input / stride⌉, the padding split with the odd
+/// pixel after.
+static void same_padding(pw_conv_geometry *g) {
+    g->output_height = (g->input_height + g->stride_height - 1) / g->stride_height;
+    g->output_width = (g->input_width + g->stride_width - 1) / g->stride_width;
+    int total_h = (g->output_height - 1) * g->stride_height + g->filter_height - g->input_height;
+    int total_w = (g->output_width - 1) * g->stride_width + g->filter_width - g->input_width;
+    g->pad_height = total_h > 0 ? total_h / 2 : 0;
+    g->pad_width = total_w > 0 ? total_w / 2 : 0;
+}
+
 /// The pool runs every task of every run exactly once, and returns only when all are done.
 typedef struct { int *counts; int tasks; } pool_job;
 static void count_task(void *context, int task, int thread) {
@@ -77,12 +88,7 @@ static int check_gemm_shapes(pw_pool *pool, const int *variants, int count, int 
         g.filter_height = g.filter_width = s[4];
         g.stride_height = g.stride_width = s[5];
         g.dilation_height = g.dilation_width = 1;
-        g.output_height = (g.input_height + s[5] - 1) / s[5];
-        g.output_width = (g.input_width + s[5] - 1) / s[5];
-        int total_h = (g.output_height - 1) * s[5] + s[4] - g.input_height;
-        int total_w = (g.output_width - 1) * s[5] + s[4] - g.input_width;
-        g.pad_height = total_h > 0 ? total_h / 2 : 0;
-        g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        same_padding(&g);
         g.input_offset = data == 2 ? 128 : -range(-128, 127);
         g.output_offset = data == 3 ? 127 : range(-128, 127);
         g.act_min = trial % 3 == 0 ? -128 : -128 + range(0, 120);
@@ -153,12 +159,7 @@ static int check_depthwise_3x3(const int *variants, int count, pw_pool *pool) {
             g.output_height = (g.input_height - 3) / stride + 1;
             g.output_width = (g.input_width - 3) / stride + 1;
         } else {
-            g.output_height = (g.input_height + stride - 1) / stride;
-            g.output_width = (g.input_width + stride - 1) / stride;
-            int total_h = (g.output_height - 1) * stride + 3 - g.input_height;
-            int total_w = (g.output_width - 1) * stride + 3 - g.input_width;
-            g.pad_height = total_h > 0 ? total_h / 2 : 0;
-            g.pad_width = total_w > 0 ? total_w / 2 : 0;
+            same_padding(&g);
         }
         const int kind = trial % 9;  // 0 symmetric, 1 ±127 + extreme inputs, 2 −128 weights + extreme inputs
         g.input_offset = trial % 17 == 3 ? 128 : trial % 17 == 4 ? -127 : -range(-128, 127);
@@ -273,12 +274,7 @@ static int check_movenet_gemm(const int *variants, int count, pw_pool *pool, int
             g.filter_height = g.filter_width = 1;
             g.stride_height = g.stride_width = 1;
         }
-        g.output_height = (g.input_height + g.stride_height - 1) / g.stride_height;
-        g.output_width = (g.input_width + g.stride_width - 1) / g.stride_width;
-        int total_h = (g.output_height - 1) * g.stride_height + g.filter_height - g.input_height;
-        int total_w = (g.output_width - 1) * g.stride_width + g.filter_width - g.input_width;
-        g.pad_height = total_h > 0 ? total_h / 2 : 0;
-        g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        same_padding(&g);
         g.input_offset = trial % 6 == 0 ? 128 : -range(-128, 127);
         g.output_offset = trial % 7 == 0 ? -128 : (trial % 7 == 1 ? 127 : range(-128, 127));
         g.act_min = trial % 3 == 0 ? -128 : range(-128, 0);
@@ -339,12 +335,7 @@ int main(void) {
         g.stride_height = pointwise ? 1 : range(1, 2);
         g.stride_width = pointwise ? 1 : range(1, 2);
         g.dilation_height = g.dilation_width = 1;
-        g.output_height = (g.input_height + g.stride_height - 1) / g.stride_height;
-        g.output_width = (g.input_width + g.stride_width - 1) / g.stride_width;
-        int total_h = (g.output_height - 1) * g.stride_height + g.filter_height - g.input_height;
-        int total_w = (g.output_width - 1) * g.stride_width + g.filter_width - g.input_width;
-        g.pad_height = total_h > 0 ? total_h / 2 : 0;
-        g.pad_width = total_w > 0 ? total_w / 2 : 0;
+        same_padding(&g);
         g.input_offset = trial % 5 == 0 ? 128 : -range(-128, 127);
         g.output_offset = trial % 7 == 0 ? -128 : range(-128, 127);
         g.act_min = -128 + range(0, 20);

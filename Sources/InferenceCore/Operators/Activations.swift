@@ -43,15 +43,19 @@ enum FloatUnaryOperation: Sendable { case sqrt, log, logistic, tanh, relu, relu6
 // MARK: Prepare
 
 extension PrepareContext {
-    /// LOGISTIC, TANH and LOG: float, or 8-bit through a table, built as TFLite's LUTPopulate builds
-    /// it (dequantize, transform in float, quantize with round-half-away).
-    func prepareTableActivation(_ node: OperatorNode) throws(ModelError) -> PreparedKernel {
+    /// One input, one output of its shape and element type (the activations below).
+    func elementwiseUnaryTensors(_ node: OperatorNode) throws(ModelError) -> (input: TensorInfo, output: TensorInfo) {
         try expectCounts(node, inputs: 1...1, outputs: 1)
         let input = try inputInfo(node, 0), output = outputInfo(node)
         try expectShape(node, output, "output", input.shape)
-        guard input.elementType == output.elementType else {
-            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
-        }
+        try expectSameType(node, input, output)
+        return (input, output)
+    }
+
+    /// LOGISTIC, TANH and LOG: float, or 8-bit through a table, built as TFLite's LUTPopulate builds
+    /// it (dequantize, transform in float, quantize with round-half-away).
+    func prepareTableActivation(_ node: OperatorNode) throws(ModelError) -> PreparedKernel {
+        let (input, output) = try elementwiseUnaryTensors(node)
         let operation: FloatUnaryOperation = node.code == .logistic ? .logistic : node.code == .tanh ? .tanh : .log
         switch input.elementType {
         case .float32:
@@ -94,12 +98,7 @@ extension PrepareContext {
     }
 
     func prepareRelu(_ node: OperatorNode) throws(ModelError) -> PreparedKernel {
-        try expectCounts(node, inputs: 1...1, outputs: 1)
-        let input = try inputInfo(node, 0), output = outputInfo(node)
-        try expectShape(node, output, "output", input.shape)
-        guard input.elementType == output.elementType else {
-            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
-        }
+        let (input, output) = try elementwiseUnaryTensors(node)
         let operation: FloatUnaryOperation = node.code == .relu ? .relu : node.code == .relu6 ? .relu6 : .reluN1To1
         switch input.elementType {
         case .float32:

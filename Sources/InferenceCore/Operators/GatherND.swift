@@ -48,9 +48,7 @@ extension PrepareContext {
         try expectCounts(node, inputs: 2...2, outputs: 1)
         let params = try inputInfo(node, 0), indices = try inputInfo(node, 1), output = outputInfo(node)
         try expectType(node, indices, "indices", .int32, .int64)
-        guard params.elementType == output.elementType else {
-            throw unsupported(node, "params \(params.elementType) and output \(output.elementType) differ")
-        }
+        try expectSameType(node, params, output, inputRole: "params")
         guard let depth = indices.shape.last, indices.shape.count >= 1, depth >= 1, depth <= params.shape.count else {
             throw fail(node, "indices shape \(indices.shape) does not fit params shape \(params.shape)")
         }

@@ -37,9 +37,7 @@ extension PrepareContext {
         try expectCounts(node, inputs: 2...2, outputs: 1)
         let input = try inputInfo(node, 0), axisTensor = try inputInfo(node, 1), output = outputInfo(node)
         try expectType(node, input, "input", .int8, .float32)
-        guard output.elementType == input.elementType else {
-            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
-        }
+        try expectSameType(node, input, output)
         guard let axes = constantIntegers(axisTensor) else { throw unsupported(node, "the axes must be constant") }
         let rank = input.shape.count
         var reduced = [Bool](repeating: false, count: rank)

@@ -22,9 +22,7 @@ extension PrepareContext {
     func prepareReshape(_ node: OperatorNode) throws(ModelError) -> PreparedKernel {
         try expectCounts(node, inputs: 1...2, outputs: 1)
         let input = try inputInfo(node, 0), output = outputInfo(node)
-        guard input.elementType == output.elementType else {
-            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
-        }
+        try expectSameType(node, input, output)
         guard input.elementCount == output.elementCount else {
             throw fail(node, "cannot reshape \(input.shape) (\(input.elementCount) elements) to \(output.shape)")
         }

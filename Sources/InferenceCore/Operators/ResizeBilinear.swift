@@ -31,9 +31,7 @@ extension PrepareContext {
         try expectCounts(node, inputs: 2...2, outputs: 1)
         let input = try inputInfo(node, 0), size = try inputInfo(node, 1), output = outputInfo(node)
         try expectType(node, input, "input", .int8, .uint8)
-        guard output.elementType == input.elementType else {
-            throw unsupported(node, "input \(input.elementType) and output \(output.elementType) differ")
-        }
+        try expectSameType(node, input, output)
         try expectRank(node, input, "input", 4)
         try expectRank(node, output, "output", 4)
         try expectType(node, size, "size", .int32)

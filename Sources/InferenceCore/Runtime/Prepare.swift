@@ -75,6 +75,15 @@ struct PrepareContext {
         }
     }
 
+    /// Operators that do not convert: the output's element type is the input's.
+    func expectSameType(_ node: OperatorNode, _ input: TensorInfo, _ output: TensorInfo, inputRole: String = "input")
+        throws(ModelError)
+    {
+        guard input.elementType == output.elementType else {
+            throw unsupported(node, "\(inputRole) \(input.elementType) and output \(output.elementType) differ")
+        }
+    }
+
     func expectRank(_ node: OperatorNode, _ tensor: TensorInfo, _ role: String, _ rank: Int) throws(ModelError) {
         guard tensor.shape.count == rank else {
             throw fail(node, "\(role) tensor \(tensor.index) (\(tensor.name)) has rank \(tensor.shape.count) (shape \(tensor.shape)), expected \(rank)")

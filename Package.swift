@@ -76,15 +76,17 @@ let package = Package(
         .executableTarget(name: "CaptureBenchmark", dependencies: ["Capture", "LinuxSystem", "CV4L2", "CMallocCounter"]),
 
         // MARK: tests, one target per module
+        // What several test targets share (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"], exclude: ["Fixtures", "Scripts", "README.md"]),
-        .testTarget(name: "ActionsTests", dependencies: ["Actions", "JSONFormat"]),
-        .testTarget(name: "JSONFormatTests", dependencies: ["JSONFormat"]),
+        .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat"]),
+        .testTarget(name: "JSONFormatTests", dependencies: ["TestSupport", "JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["Appliance", "CActionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
         .testTarget(
-            name: "InferenceCoreTests", dependencies: ["InferenceCore"],
+            name: "InferenceCoreTests", dependencies: ["TestSupport", "InferenceCore"],
             exclude: ["Fixtures", "Scripts", "README.md"]),
     ]
 )

@@ -4,6 +4,7 @@ import Testing
 @testable import Actions
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// The process's allocation counter, when a malloc-counting library is preloaded
@@ -22,7 +23,7 @@ enum AllocationCounter {
 
 /// A minute of synthetic squats at 15 fps with a few missing frames, built before any measurement.
 private func frames() -> [(Double, Pose?)] {
-    var generator = SplitMix64(state: 3)
+    var generator = SplitMix64(seed: 3)
     return (0..<900).map { index in
         let time = Double(index) / 15
         if index % 97 == 50 { return (time, nil) }

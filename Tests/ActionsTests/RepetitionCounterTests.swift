@@ -2,6 +2,7 @@ import Foundation
 import PoseEstimation
 import Testing
 @testable import Actions
+import TestSupport
 
 @Suite struct RepetitionCounterTests {
     private func reps(_ move: SyntheticBody.Move, _ count: Int, rate: Double, shape: Segment.Shape = .sine,
@@ -267,7 +268,7 @@ import Testing
 
     @Test func missingKeypointsAreHeldAndDoNotBreakTheCount() {
         // Knees and ankles drop out (person partly out of frame) on every other frame.
-        var generator = SplitMix64(state: 9)
+        var generator = SplitMix64(seed: 9)
         let counter = RepetitionCounter()
         var frame = 0
         func feed(_ depth: Double) {
@@ -288,7 +289,7 @@ import Testing
     func squatsWithTheFeetNeverInFrameAreCountedWithoutTheLegCue(label: ActionLabel) {
         // A camera that cuts the feet off: the ankles are never seen, so the hip's height above them
         // is unknown and the leg cue must not block the count (the generic path counts).
-        var generator = SplitMix64(state: 11)
+        var generator = SplitMix64(seed: 11)
         let counter = RepetitionCounter()
         var frame = 0
         func feed(_ depth: Double) {
@@ -329,7 +330,7 @@ import Testing
 
     /// 2 s standing, six bends at 0.4 per second, 2 s standing, labelled squats; the count.
     private func bendsCountedAsSquats(_ configuration: RepetitionCounterConfiguration) -> Int {
-        var generator = SplitMix64(state: 17)
+        var generator = SplitMix64(seed: 17)
         let counter = RepetitionCounter(configuration: configuration)
         var frame = 0
         func feed(_ depth: Double) {
@@ -357,7 +358,7 @@ import Testing
     /// (3× larger, knees and ankles out of frame) for 4 jacks, a cut back for 5 jacks, 2 s
     /// standing (wahoo_jumping_jacks' edit). Returns the count.
     private func jacksAcrossACloseUp(_ configuration: RepetitionCounterConfiguration) -> Int {
-        var generator = SplitMix64(state: 13)
+        var generator = SplitMix64(seed: 13)
         let counter = RepetitionCounter(configuration: configuration)
         var frame = 0
         func feed(_ depth: Double, closeUp: Bool) {
@@ -403,7 +404,7 @@ import Testing
         func count(restarting: Bool) -> Int {
             var configuration = RepetitionCounterConfiguration()
             configuration.restartsWarmUpOnNewJoint = restarting
-            var generator = SplitMix64(state: 17)
+            var generator = SplitMix64(seed: 17)
             let counter = RepetitionCounter(configuration: configuration)
             for frame in 0..<(3 * 15 + 5 * 15 + 30) {
                 let index = frame - 3 * 15

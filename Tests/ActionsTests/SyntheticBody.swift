@@ -1,6 +1,7 @@
 import Foundation
 import PoseEstimation
 @testable import Actions
+import TestSupport
 
 /// A stick figure in frame pixels whose pose follows an exercise's phase, for counter tests.
 ///
@@ -86,17 +87,6 @@ enum SyntheticBody {
     }
 }
 
-/// A deterministic pseudo-random source (SplitMix64) for keypoint noise.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension Pose {
     /// The pose with every coordinate moved by uniform noise of ±`pixels`.
@@ -149,7 +139,7 @@ struct SyntheticSession {
 
     func run(_ segments: [Segment], counter: RepetitionCounter = RepetitionCounter()) -> Result {
         var result = Result(counter: counter)
-        var generator = SplitMix64(state: seed)
+        var generator = SplitMix64(seed: seed)
         var time = startTime
         let step = 1 / fps
         var lastMove = SyntheticBody.Move.squat

@@ -1,6 +1,7 @@
 import Testing
 import Outputs
 @testable import Appliance
+import TestSupport
 
 private func parse(_ text: String) throws(ConfigurationError) -> ApplianceConfiguration {
     try ApplianceConfiguration.parse(Array(text.utf8), path: "/etc/posewatch/posewatch.toml")
@@ -249,17 +250,6 @@ private func failure(_ text: String) -> String? {
         }
     }
 
-    /// A small deterministic generator so a failing input can be reproduced from its seed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     @Test func randomBytesAndMutatedConfigsNeverCrashAndErrorsPointAtARealLine() throws {
         let seed = Array("""
@@ -274,7 +264,7 @@ private func failure(_ text: String) -> String? {
             summary_interval = 60
             """.utf8)
         let alphabet = Array("[]{}=\"'#.,\\\n\r\t 0123456789abcdefxnu_-+eE:".utf8) + [0, 0xC3, 0xA9, 0xFF]
-        var random = SplitMix64(state: 0x706F_7365)
+        var random = SplitMix64(seed: 0x706F_7365)
         for iteration in 0..<20_000 {
             var bytes: [UInt8]
             if iteration % 2 == 0 {

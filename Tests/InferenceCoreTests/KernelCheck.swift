@@ -1,4 +1,5 @@
 @testable import InferenceCore
+import TestSupport
 
 /// Runs one operator through the reference kernel and through an optimised variant on the same
 /// pseudo-random data, for the bit-exactness tests: many random shapes without writing a model

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import InferenceCore
+import TestSupport
 
 /// Damaged model files must give a clean `ModelError` or a valid model, never a trap.
 @Suite struct RobustnessTests {
@@ -76,15 +77,3 @@ import InferenceCore
     }
 }
 
-/// A small deterministic generator for reproducible damage.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

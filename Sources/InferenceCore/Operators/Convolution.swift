@@ -177,6 +177,23 @@ extension PrepareContext {
 
 // MARK: reference kernels
 
+extension ConvolutionParameters {
+    /// One output channel's code from its accumulator, as both reference convolutions finish:
+    /// + bias, requantized per channel (LiteRT's reference rounds twice here), + output zero
+    /// point, clamped to the fused activation's range.
+    @inline(__always)
+    func outputCode(
+        _ accumulator: Int32, channel: Int, bias: UnsafePointer<Int32>?, multipliers: UnsafeBufferPointer<Int32>,
+        shifts: UnsafeBufferPointer<Int32>
+    ) -> Int8 {
+        var value = accumulator
+        if let bias { value &+= bias[channel] }
+        value = multiplyByQuantizedMultiplier(value, multipliers[channel], Int(shifts[channel]))
+        value &+= outputOffset
+        return Int8(truncatingIfNeeded: range.clamp(value))
+    }
+}
+
 extension ReferenceKernels {
     /// CONV_2D, int8 input/filter, int32 bias, per-channel requantization (ConvPerChannel).
     ///
@@ -213,10 +230,8 @@ extension ReferenceKernels {
                                         }
                                     }
                                 }
-                                if let bias { accumulator &+= bias[outChannel] }
-                                accumulator = multiplyByQuantizedMultiplier(accumulator, multipliers[outChannel], Int(shifts[outChannel]))
-                                accumulator &+= p.outputOffset
-                                output[outputIndex] = Int8(truncatingIfNeeded: p.range.clamp(accumulator))
+                                output[outputIndex] = p.outputCode(
+                                    accumulator, channel: outChannel, bias: bias, multipliers: multipliers, shifts: shifts)
                                 outputIndex += 1
                             }
                         }
@@ -255,10 +270,8 @@ extension ReferenceKernels {
                                             accumulator &+= weight &* (value &+ p.inputOffset)
                                         }
                                     }
-                                    if let bias { accumulator &+= bias[outChannel] }
-                                    accumulator = multiplyByQuantizedMultiplier(accumulator, multipliers[outChannel], Int(shifts[outChannel]))
-                                    accumulator &+= p.outputOffset
-                                    outputPixel[outChannel] = Int8(truncatingIfNeeded: p.range.clamp(accumulator))
+                                    outputPixel[outChannel] = p.outputCode(
+                                        accumulator, channel: outChannel, bias: bias, multipliers: multipliers, shifts: shifts)
                                 }
                             }
                         }

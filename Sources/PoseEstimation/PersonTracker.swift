@@ -11,8 +11,9 @@ public struct PersonTracker: Sendable {
     public var patience: Double = 1.0
     /// Minimum box overlap (intersection over union) for "the same person".
     public var minimumOverlap: Float = 0.2
-    /// A candidate whose box centre lies within this fraction of the tracked box's longer side
-    /// also counts as the same person (boxes change shape fast when someone drops to a plank).
+    /// A candidate whose box centre lies within this fraction of the longer side of the tracked box
+    /// or of its own also counts as the same person (boxes change shape fast when someone drops to
+    /// a plank).
     public var centreDistanceFraction: Float = 0.6
     /// Keypoints below this score do not count toward a pose's box.
     public var boxKeypointScore: Float = 0.2
@@ -83,7 +84,10 @@ public struct PersonTracker: Sendable {
         let overlap = box.intersectionOverUnion(tracked)
         let dx = (box.minX + box.maxX - tracked.minX - tracked.maxX) / 2
         let dy = (box.minY + box.maxY - tracked.minY - tracked.maxY) / 2
-        let reach = max(tracked.width, tracked.height, 1) * centreDistanceFraction
+        // Reach from the larger of the two boxes: after a blurred frame in which only a few joints
+        // scored (the face, say), the tracked box is that small cluster, and a reach from it alone
+        // would reject the whole person on the next frame for the full `patience`.
+        let reach = max(tracked.width, tracked.height, box.width, box.height, 1) * centreDistanceFraction
         let closeness = max(0, 1 - (dx * dx + dy * dy).squareRoot() / reach)
         guard overlap >= minimumOverlap || closeness > 0 else { return 0 }
         return overlap + closeness

@@ -52,6 +52,20 @@ import InferenceCore
         #expect(fresh.trackIdentifier == 1)
     }
 
+    @Test func aBlurredFrameWithOnlyTheFaceDoesNotLoseThePerson() {
+        // Only the five face joints score: their box is a small cluster near the tracked box, so it
+        // is the same person, and the next full frame must be too (its centre is far from the
+        // cluster's in units of the cluster's own size, near in units of the person's).
+        var tracker = PersonTracker()
+        let person = standingPose(centerX: 300)
+        _ = tracker.select(person, at: 0)
+        var blurred = person
+        for index in 5..<Joint.count { blurred[index].score = 0.05 }
+        _ = tracker.select(blurred, at: 1.0 / 15)
+        #expect(tracker.select(person, at: 2.0 / 15) == person)
+        #expect(tracker.trackIdentifier == 1)
+    }
+
     @Test func aShortAbsenceKeepsTheTrackAndALongOneLetsSomeoneElseIn() {
         var tracker = PersonTracker()
         _ = tracker.select(standingPose(centerX: 200), at: 0)

@@ -182,7 +182,17 @@ def make_cell_clip(rng, ex, factor, value, fps=15.0):
     heading = rng.uniform(-180, 180)
     p["yaw"] = p["yaw"] + heading
     w = fk(p, b)
-    kp, depth, size = project(w, heading, rng, view)
+    # posegen's cameras include people mostly outside the frame (a training clip may show part of a
+    # person); a set is someone exercising in front of the appliance, so a camera that leaves more
+    # than 15 % of the joints the framing shows outside the frame is drawn again, as the counting
+    # sessions do (the knee cut means to leave the knees and ankles out).
+    shown = np.arange(13) if view.get("knee_cut") else np.arange(17)
+    for _ in range(50):
+        kp, depth, size = project(w, heading, rng, view)
+        xy = kp[:, shown]
+        inside = (xy[..., 0] >= 0) & (xy[..., 0] < size[0]) & (xy[..., 1] >= 0) & (xy[..., 1] < size[1])
+        if inside.mean() >= 0.85:
+            break
     horiz = float(np.mean(np.abs(p["pitch"]) > 45))
     # The detector's noise only: no annotation-style hidden joints (`dataset.hide_joints`, Penn's
     # shoulders behind barbell plates), which MoveNet never gives and which made 4 of the suite's

@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))  # training/ (posegen)
 
 from posegen import actions as A  # noqa: E402
 from posegen.body import fk, random_body  # noqa: E402
-from posegen.camera import garbage_frames, mirror, movenet_noise, project  # noqa: E402
+from posegen.camera import garbage_frames, mirror, movenet_noise, project, share_inside  # noqa: E402
 
 FPS = 15.0
 EXERCISES = ["squats", "jumping_jacks", "lunges", "burpees", "push_ups"]
@@ -298,9 +298,7 @@ def make_session(seed, fps=FPS, seconds=(90.0, 150.0)):
     for attempt in range(50):  # (14 redraws for the 80 tune and held-out sessions, at most 3 for one)
         kp, depth, size = project(world, heading, rng)
         width, height = size
-        xy = kp[in_place]
-        inside = (xy[..., 0] >= 0) & (xy[..., 0] < width) & (xy[..., 1] >= 0) & (xy[..., 1] < height)
-        if inside.mean() >= 0.85:
+        if share_inside(kp[in_place], size) >= 0.85:
             break
     # Entering and leaving: the person walks across the frame's edge (a lateral walk at one depth
     # is a shift in the image). Applied after the noise, so the detector's noise level is that of

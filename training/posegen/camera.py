@@ -179,6 +179,12 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0, detector_only=False
     return out
 
 
+def share_inside(kp, size):
+    """kp (..., 2) pixels, size (W, H) -> the share of the points inside the frame."""
+    inside = (kp[..., 0] >= 0) & (kp[..., 0] < size[0]) & (kp[..., 1] >= 0) & (kp[..., 1] < size[1])
+    return float(inside.mean())
+
+
 def garbage_frames(rng, T, size):
     """what MoveNet returns on a frame without a person (title card, empty room): keypoints scattered
     around a slowly drifting blob, low scores with the hips usually highest (its prior)."""

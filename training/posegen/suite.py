@@ -12,7 +12,7 @@ Seeds are disjoint from training's (train.py uses 20261124 + small offsets; the 
 import numpy as np
 from . import actions as A
 from .body import random_body, fk
-from .camera import project, movenet_noise, mirror
+from .camera import project, movenet_noise, mirror, share_inside
 from .dataset import _blend
 
 LABELS = A.LABELS
@@ -189,9 +189,7 @@ def make_cell_clip(rng, ex, factor, value, fps=15.0):
     shown = np.arange(13) if view.get("knee_cut") else np.arange(17)
     for _ in range(50):
         kp, depth, size = project(w, heading, rng, view)
-        xy = kp[:, shown]
-        inside = (xy[..., 0] >= 0) & (xy[..., 0] < size[0]) & (xy[..., 1] >= 0) & (xy[..., 1] < size[1])
-        if inside.mean() >= 0.85:
+        if share_inside(kp[:, shown], size) >= 0.85:
             break
     horiz = float(np.mean(np.abs(p["pitch"]) > 45))
     # The detector's noise only: no annotation-style hidden joints (`dataset.hide_joints`, Penn's

@@ -788,32 +788,27 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
                      : "memory", "cc", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19", \
                        "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28")
 
-PW_INLINE void neon3x3_run_asm(const pw_depthwise_plan *p, const int8_t *const taps[9], size_t offset,
-                               int8_t *out, size_t pixels, size_t advance, size_t blocks, size_t overlap,
-                               const int8_t *tail, int16x8_t out_offset, int8x16_t act_min, int8x16_t act_max) {
-    const int8_t *t0 = taps[0] + offset, *t1 = taps[1] + offset, *t2 = taps[2] + offset;
-    const int8_t *t3 = taps[3] + offset, *t4 = taps[4] + offset, *t5 = taps[5] + offset;
-    const int8_t *t6 = taps[6] + offset, *t7 = taps[7] + offset, *t8 = taps[8] + offset;
-    const int8_t *k;
-    size_t n;
-    if (tail) NEON3X3_RUN_ASM(NEON3X3_BLOCK_ASM, NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");
-    else NEON3X3_RUN_ASM(NEON3X3_BLOCK_ASM, NEON3X3_BLOCK_ASM, "");
-}
-
-/// neon3x3_run_asm with the SDOT block of 16 (the 8-channel tail block is the same).
+/// One run function per 16-channel block (the 8-channel tail block is the same for both): the asm
+/// must be fixed at compile time, so a macro writes the two functions rather than a flag choosing
+/// at run time (which changed the compiled C around the asm, and so the counted figures).
+#define NEON3X3_RUN_FUNCTION(NAME, BLOCK)                                                                             \
+    PW_INLINE void NAME(const pw_depthwise_plan *p, const int8_t *const taps[9], size_t offset, int8_t *out,         \
+                        size_t pixels, size_t advance, size_t blocks, size_t overlap, const int8_t *tail,            \
+                        int16x8_t out_offset, int8x16_t act_min, int8x16_t act_max) {                                \
+        const int8_t *t0 = taps[0] + offset, *t1 = taps[1] + offset, *t2 = taps[2] + offset;                       \
+        const int8_t *t3 = taps[3] + offset, *t4 = taps[4] + offset, *t5 = taps[5] + offset;                       \
+        const int8_t *t6 = taps[6] + offset, *t7 = taps[7] + offset, *t8 = taps[8] + offset;                       \
+        const int8_t *k;                                                                                            \
+        size_t n;                                                                                                   \
+        if (tail) NEON3X3_RUN_ASM(BLOCK, NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");                                 \
+        else NEON3X3_RUN_ASM(BLOCK, BLOCK, "");                                                                     \
+    }
+NEON3X3_RUN_FUNCTION(neon3x3_run_asm, NEON3X3_BLOCK_ASM)
+/// neon3x3_run_asm with the SDOT block of 16.
 /// (".arch_extension dotprod": the assembler accepts sdot here, while the C around it stays
 /// compiled for baseline NEON; the row function runs it only on neondot plans.)
-PW_INLINE void neon3x3_run_sdot(const pw_depthwise_plan *p, const int8_t *const taps[9], size_t offset,
-                                int8_t *out, size_t pixels, size_t advance, size_t blocks, size_t overlap,
-                                const int8_t *tail, int16x8_t out_offset, int8x16_t act_min, int8x16_t act_max) {
-    const int8_t *t0 = taps[0] + offset, *t1 = taps[1] + offset, *t2 = taps[2] + offset;
-    const int8_t *t3 = taps[3] + offset, *t4 = taps[4] + offset, *t5 = taps[5] + offset;
-    const int8_t *t6 = taps[6] + offset, *t7 = taps[7] + offset, *t8 = taps[8] + offset;
-    const int8_t *k;
-    size_t n;
-    if (tail) NEON3X3_RUN_ASM(NEON3X3_BLOCK_SDOT_ASM, NEON3X3_BLOCK8_ASM, "mov %[k], %[tail]\n");
-    else NEON3X3_RUN_ASM(NEON3X3_BLOCK_SDOT_ASM, NEON3X3_BLOCK_SDOT_ASM, "");
-}
+NEON3X3_RUN_FUNCTION(neon3x3_run_sdot, NEON3X3_BLOCK_SDOT_ASM)
+#undef NEON3X3_RUN_FUNCTION
 #undef NEON3X3_RUN_ASM
 
 PW_INLINE void neon3x3_row(void *context, int task, const int paired, const int left, const int sdot) {

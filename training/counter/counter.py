@@ -72,6 +72,11 @@ class Config:
     # reset), or once "other" has held for longer than label_lag_s (older ones were other
     # movement). False: such repetitions are never counted (evaluate.py replay's comparison).
     credit_unnamed: bool = True
+    # Labels whose repetitions come from the learned phase net (learned/, round 14) instead of the
+    # principal-axis rule: its events (PhaseCounter) count for these labels, are kept for the set
+    # while no exercise is named (as the rule's are) and credited when one of these is named; the
+    # rule's events for these labels are not counted. Empty = the rule for every label.
+    phase_labels: tuple = ()
     set_pause_s: float = 5.0
     label_lag_s: float = 3.0
     # Age-weighted range (measured, rejected): each sample's distance from the window's median is
@@ -212,6 +217,10 @@ class RepetitionCounter:
         self.last_pose_t = -np.inf
         self.cuts = 0
         self.still = False
+        self.phase = None  # count_sequence sets a PhaseCounter and the net's outputs per frame
+        self.phase_outputs = None
+        self.frame = -1
+        self.last_phase_rep_t = -np.inf
 
     def reset_motion(self):
         self.rows = []
@@ -239,6 +248,7 @@ class RepetitionCounter:
         self.leg_pending = False
         self.leg_slot = -1  # -1: the waiting repetition is the labelled exercise's; else its index in unnamed
         self.unnamed = []  # [time, passes the squat/lunge cues] of repetitions seen while no exercise was named
+        self.phase_unnamed = []  # the phase net's repetitions seen while no exercise was named (times)
         self.unnamed_await = -1  # count_at != "far": index of the unnamed repetition not ended yet
         self.other_since = None
         self.last_rep_t = -np.inf
@@ -404,11 +414,14 @@ class RepetitionCounter:
 
     def _process(self, t, pose, action):
         c = self.c
+        self.frame += 1
         if t - self.last_pose_t > c.gap_reset_s:
             self.reset_motion()
         if self.unnamed and t - self.last_rep_t > c.set_pause_s:
             self.unnamed = []  # the set ended before anyone named it
             self.unnamed_await = -1
+        if self.phase_unnamed and t - self.last_phase_rep_t > c.set_pause_s:
+            self.phase_unnamed = []
         credited = None
         if action in COUNTABLE:
             self.other_since = None
@@ -419,6 +432,18 @@ class RepetitionCounter:
             self.other_since = since
             if t - since > c.label_lag_s:
                 self.drop_unnamed(t - c.label_lag_s)
+                self.phase_unnamed = [w for w in self.phase_unnamed if w >= t - c.label_lag_s]
+        if self.phase is not None:
+            # every frame, with or without a pose: the net reads a fixed-rate stream
+            for index in self.phase.step(self.phase_outputs[self.frame]):
+                at = index / c.fps
+                self.last_phase_rep_t = t
+                if action in c.phase_labels:
+                    credited = self.count(action, t, 1, at=at, phase=True) or credited
+                elif action not in COUNTABLE and c.credit_unnamed:
+                    if len(self.phase_unnamed) == MAX_UNNAMED:
+                        self.phase_unnamed.pop(0)
+                    self.phase_unnamed.append(at)
         if pose is None:
             return credited
         x = self.features(pose)
@@ -828,6 +853,17 @@ class RepetitionCounter:
 
     def credit_unnamed(self, action, now):
         """An exercise is named: the set's repetitions seen before (that pass its cues) count now."""
+        if action in self.c.phase_labels:
+            result = None
+            for when in self.phase_unnamed:
+                result = self.count(action, now, 1, at=when, phase=True) or result
+            self.phase_unnamed = []
+            self.unnamed = []
+            self.unnamed_await = -1
+            if self.leg_pending and self.leg_slot >= 0:
+                self.leg_pending = False
+            return result
+        self.phase_unnamed = []
         if not self.unnamed:
             return None
         gated = action in ("squats", "lunges")
@@ -848,7 +884,9 @@ class RepetitionCounter:
         self.unnamed = []
         return result
 
-    def count(self, action, now, n, at=None):
+    def count(self, action, now, n, at=None, phase=False):
+        if action in self.c.phase_labels and not phase:
+            return None  # this label's repetitions come from the phase net
         if self.exc is not None and self.exc["judge"] is None:
             self.exc["counted"] = True
         if self.c.leg_union > 0 and action in ("squats", "lunges") and not self.u_bypass:
@@ -905,10 +943,15 @@ def bone_ratio(now, before):
     return float(np.median(ratios)) if len(ratios) >= 3 else 1.0
 
 
-def count_sequence(poses: np.ndarray, action="squats", fps: float = 15.0, config: Config | None = None):
+def count_sequence(poses: np.ndarray, action="squats", fps: float = 15.0, config: Config | None = None, phase_outputs=None):
     """Runs a sequence and returns the counter: `action` is one label for every frame (a fixed
-    label, as `replay --action`) or a label per frame."""
+    label, as `replay --action`) or a label per frame. `phase_outputs` (float[T, 3], the phase
+    net's per frame, learned/) with `config.phase_labels` counts those labels with the net."""
     counter = RepetitionCounter(config or Config(fps=fps))
+    if phase_outputs is not None and counter.c.phase_labels:
+        from learned.count import PhaseCounter
+        counter.phase = PhaseCounter(fps)
+        counter.phase_outputs = phase_outputs
     for index, pose in enumerate(poses):
         label = action if isinstance(action, str) else action[index]
         counter.process(index / fps, pose if pose[:, 2].max() > 0 else None, label)

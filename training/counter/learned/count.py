@@ -123,3 +123,68 @@ def count_schmitt(out, fps=15.0, p_on=0.6, p_off=0.4, h=0.3, credit_s=1.0, gap_s
 
     while_repeating(p, p_on, p_off, credit, gap, step, restart)
     return events
+
+
+class PhaseCounter:
+    """count(out, fps, at_phase, rel_start=True) as a causal state machine, one frame at a time: what
+    the appliance runs (Sources/Actions/Repetitions/RepetitionPhaseCounter.swift mirrors it). step()
+    takes the net's (cos φ, sin φ, p) for the next frame and returns the frame indices of the
+    repetitions counted on it (a credit replay can count repetitions of earlier frames now)."""
+
+    def __init__(self, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=1.0, gap_s=1.0, at_phase=0.75):
+        self.p_on, self.p_off, self.min_mag, self.at_phase = p_on, p_off, min_mag, at_phase
+        self.credit = int(round(credit_s * fps))
+        self.gap = int(round(gap_s * fps))
+        self.recent = []  # the last `credit` outputs before this frame, (frame, cos, sin)
+        self.t = -1
+        self.active = False
+        self.off_since = None
+        self.restart()
+
+    def restart(self):
+        self.acc = self.mark = self.prev = None
+
+    def _step(self, t, c, s, events):
+        # numpy float32 scalars throughout, as count() computes on float32 arrays (NEP 50: a Python
+        # float meeting a float32 becomes float32), so the two agree event for event
+        mag = np.hypot(c, s)
+        if mag < self.min_mag:
+            return
+        phi = np.arctan2(s, c)
+        if self.prev is None:
+            self.acc = phi % (2 * math.pi)
+            self.mark = 2 * math.pi * self.at_phase
+            while self.mark - 2 * math.pi > self.acc:
+                self.mark -= 2 * math.pi
+            while self.mark - self.acc <= 0:
+                self.mark += 2 * math.pi
+            self.prev = phi
+            return
+        self.acc += (phi - self.prev + math.pi) % (2 * math.pi) - math.pi
+        self.prev = phi
+        while self.acc >= self.mark:
+            events.append(t)
+            self.mark += 2 * math.pi
+
+    def step(self, out):
+        c, s, p = np.float32(out[0]), np.float32(out[1]), np.float32(out[2])
+        self.t += 1
+        t = self.t
+        events = []
+        if self.active:
+            if p < self.p_off:
+                self.active = False
+                self.off_since = t
+        elif p > self.p_on:
+            self.active = True
+            if self.off_since is None or t - self.off_since > self.gap:
+                self.restart()
+                for (u, cu, su) in self.recent[-self.credit:] if self.credit else []:
+                    self._step(u, cu, su, events)
+            self.off_since = None
+        if self.active:
+            self._step(t, c, s, events)
+        self.recent.append((t, c, s))
+        if len(self.recent) > self.credit:
+            self.recent.pop(0)
+        return events

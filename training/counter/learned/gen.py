@@ -104,7 +104,7 @@ def _segment(rng, b, rep, n, fps):
     return p, phase
 
 
-def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=0.0):
+def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=0.0, zoom_share=0.0):
     """-> dict(poses float32[T,17,3] (pixels or Countix-normalised), rep, phase, mask, countix)."""
     b = random_body(rng)
     T = int(rng.uniform(*seconds) * fps)
@@ -162,6 +162,8 @@ def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=
     k = movenet_noise(kp, depth, size, rng, horiz)
     tags = [x[5] for x in parts if x[5]]
     hide_joints(rng, k, tags[0] if tags else "")
+    if zoom_share > 0 and rng.random() < zoom_share:
+        zoom_spans(rng, k, size)
     if rng.random() < 0.5:
         k = mirror(k, size[0])
     countix = rng.random() < countix_share
@@ -169,6 +171,31 @@ def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=
         k = to_countix(rng, k)
     return dict(poses=k.astype(np.float32), rep=repf.astype(np.float32), phase=ph.astype(np.float32),
                 mask=mask.astype(np.float32), countix=countix)
+
+
+def zoom_spans(rng, k, size, fps=FPS):
+    """A camera operator zooming in and out (online videos): one to three spans of 2–8 s in which the
+    image is magnified 1.5–2.5× about a point near the person's upper body, cut in or out abruptly;
+    joints that leave the frame score 0 (the legs, usually), so the counter holds their positions
+    from before the zoom, in the old image scale, as it does on real footage. In place."""
+    T = len(k)
+    w, h = float(size[0]), float(size[1])
+    for _ in range(int(rng.integers(1, 4))):
+        n = int(rng.uniform(2.0, 8.0) * fps)
+        if T <= n + 1:
+            return
+        a = int(rng.integers(0, T - n))
+        seen = k[a:a + n, :, 2] >= 0.3
+        upper = [5, 6, 11, 12]
+        pts = k[a:a + n][:, upper, :2][seen[:, upper]]
+        if len(pts) == 0:
+            continue
+        centre = pts.mean(0) + rng.normal(0, 0.05, 2) * np.array([w, h])
+        factor = rng.uniform(1.5, 2.5)
+        seg = k[a:a + n]
+        seg[..., :2] = (seg[..., :2] - centre) * factor + np.array([w / 2, h / 2])
+        out = (seg[..., 0] < 0) | (seg[..., 0] > w) | (seg[..., 1] < 0) | (seg[..., 1] > h)
+        seg[..., 2] = np.where(out, 0.0, seg[..., 2])
 
 
 def to_countix(rng, k):

@@ -149,6 +149,7 @@ def main():
     ap.add_argument("--dense", type=int, default=64)
     ap.add_argument("--scaled", action="store_true")
     ap.add_argument("--core", action="store_true", help="learned8: build_core (inference-core operators only)")
+    ap.add_argument("--zoom-share", type=float, default=0.0, help="round 14: share of sequences with camera zoom spans (gen.zoom_spans)")
     ap.add_argument("--oneoff", type=float, default=0.0, help="share of non-exercise segments that are one exercise-like move")
     ap.add_argument("--sessions", type=int, default=0, help="learned7: also this many sequences from today's sessions.py (gen_sessions.py)")
     ap.add_argument("--sessions-seed", type=int, default=9100000)
@@ -158,8 +159,8 @@ def main():
     global SCALED
     SCALED = a.scaled
     t0 = time.time()
-    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share, oneoff=a.oneoff)
-    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share, oneoff=a.oneoff)
+    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share, oneoff=a.oneoff, zoom_share=a.zoom_share)
+    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share, oneoff=a.oneoff, zoom_share=a.zoom_share)
     if a.sessions:
         import gen_sessions
         tr += gen_sessions.dataset(a.sessions_seed, a.sessions, a.sessions_countix)

@@ -95,7 +95,13 @@ def main():
     ap.add_argument("--labels", default="squats,jumping_jacks", help="labels counted by the net ('' = rules only)")
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    net = Net(a.model)
+    nets = [Net(m) for m in a.model.split(",")]
+
+    class Ensemble:  # several models: their outputs averaged (research)
+        def outputs(self, poses):
+            return sum(n.outputs(poses) for n in nets) / len(nets)
+
+    net = nets[0] if len(nets) == 1 else Ensemble()
     labels = tuple(x for x in a.labels.split(",") if x)
     config = counter.Config(phase_labels=labels)
     fps = 15.0

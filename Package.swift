@@ -43,6 +43,11 @@ let package = Package(
             name: "CActionModel", exclude: ["action_classifier.tflite"],
             cSettings: [.define("POSEWATCH_CLASSIFIER_FILE",
                                 to: "\"\(packageDirectory)/Sources/CActionModel/action_classifier.tflite\"")]),
+        // The learned repetition-phase net, embedded the same way (training/counter/learned/install_model.py).
+        .target(
+            name: "CRepetitionModel", exclude: ["repetition_phase.tflite"],
+            cSettings: [.define("POSEWATCH_REPETITION_PHASE_FILE",
+                                to: "\"\(packageDirectory)/Sources/CRepetitionModel/repetition_phase.tflite\"")]),
 
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
@@ -84,7 +89,7 @@ let package = Package(
         .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["TestSupport", "JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "CRepetitionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["TestSupport", "InferenceCore"],
             exclude: ["Fixtures", "Scripts", "README.md"]),

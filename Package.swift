@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"], exclude: ["Fixtures", "Scripts", "README.md"]),
-        .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat"]),
+        .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat", "InferenceCore"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["TestSupport", "JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
         .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "CRepetitionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),

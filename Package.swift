@@ -43,6 +43,11 @@ let package = Package(
             name: "CActionModel", exclude: ["action_classifier.tflite"],
             cSettings: [.define("POSEWATCH_CLASSIFIER_FILE",
                                 to: "\"\(packageDirectory)/Sources/CActionModel/action_classifier.tflite\"")]),
+        // The learned repetition-phase net, embedded the same way (training/counter/learned/install_model.py).
+        .target(
+            name: "CRepetitionModel", exclude: ["repetition_phase.tflite"],
+            cSettings: [.define("POSEWATCH_REPETITION_PHASE_FILE",
+                                to: "\"\(packageDirectory)/Sources/CRepetitionModel/repetition_phase.tflite\"")]),
 
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),
@@ -52,7 +57,7 @@ let package = Package(
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem", "CKernels"]),
         .target(name: "PoseEstimation", dependencies: ["LinuxSystem", "InferenceCore", "Capture"]),
-        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel"]),
+        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel", "CRepetitionModel"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),
         .target(
             name: "Appliance",
@@ -81,10 +86,10 @@ let package = Package(
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"], exclude: ["Fixtures", "Scripts", "README.md"]),
-        .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat"]),
+        .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat", "InferenceCore"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["TestSupport", "JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD"]),
-        .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
+        .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "CRepetitionModel", "InferenceCore", "JSONFormat", "PoseEstimation"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["TestSupport", "InferenceCore"],
             exclude: ["Fixtures", "Scripts", "README.md"]),

@@ -1,0 +1,179 @@
+import Capture
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One repetition the phase counter counted.
+public struct RepetitionPhaseEvent: Equatable, Sendable {
+    /// The frame (0 for the first frame given to the counter) on which the phase passed its mark.
+    public var frame: Int
+    /// The frame on which it was counted: `frame`, or later for a repetition credited when
+    /// p(repeating) turned on (at most `creditSeconds` later).
+    public var creditedFrame: Int
+
+    public init(frame: Int, creditedFrame: Int) {
+        self.frame = frame
+        self.creditedFrame = creditedFrame
+    }
+}
+
+/// Counts repetitions in the phase net's output stream, causally, frame by frame. The Python
+/// reference is `count` in training/counter/learned/count.py (with `rel_start=True`, the default
+/// `p_smooth` 1: p(repeating) is used as the net gives it); RepetitionPhaseParityTests hold this
+/// type to its events.
+///
+/// - p(repeating) switches the counter on above `repeatingOn` and off below `repeatingOff`
+///   (hysteresis: the net's p flickers around one threshold).
+/// - While on, on each frame whose phase vector is at least `minimumMagnitude` long (a shorter one
+///   means the net does not know where in the cycle the person is), the phase is unwrapped and
+///   accumulated; each time it passes the next mark (`atPhase` of a cycle, then every full cycle)
+///   one repetition is counted on that frame.
+/// - The first mark is the next `atPhase` crossing after the phase where counting starts, so a set
+///   started mid-cycle is not counted a repetition early.
+/// - When p turns on after more than `gapSeconds` off (or for the first time), the phase starts
+///   again and the `creditSeconds` of frames before are accumulated first: those frames made the
+///   net decide, so a set's first repetition is counted at most that late instead of lost. The
+///   counter keeps the outputs of those frames in a ring for this.
+///
+/// Arithmetic follows the reference's precision: numpy keeps the phase in float32 and the marks in
+/// float64 (Python floats), comparing them in float32; so does this type, so events match exactly.
+/// Every buffer is allocated in `init`; `process` does not allocate. Not thread-safe.
+public struct RepetitionPhaseCounter: ~Copyable {
+    /// The counter's parameters; the defaults are count.py's, with the repetition counted at three
+    /// quarters of the cycle (`at_phase=0.75`, on the way back from the far pose).
+    public struct Parameters: Equatable, Sendable {
+        /// p(repeating) above this turns counting on.
+        public var repeatingOn: Float = 0.6
+        /// p(repeating) below this turns counting off.
+        public var repeatingOff: Float = 0.4
+        /// Frames whose (cos, sin) is shorter than this are skipped (the phase is unknown there).
+        public var minimumMagnitude: Float = 0.3
+        /// How far back counting reaches when p turns on (seconds).
+        public var creditSeconds: Double = 1
+        /// Off for longer than this (seconds) forgets the phase.
+        public var gapSeconds: Double = 1
+        /// Where in the cycle a repetition is counted: 0.5 at the far pose, 1 back at rest.
+        public var atPhase: Double = 0.75
+        /// The first mark is at least this share of a cycle after where counting starts.
+        public var minimumFirst: Double = 0
+        /// The first frame the phase is taken from needs a vector at least this long.
+        public var startMagnitude: Float = 0
+
+        public init() {}
+    }
+
+    /// The parameters it was made with.
+    public let parameters: Parameters
+    /// The rate the outputs come at.
+    public let frameRate: FrameRate
+    /// `creditSeconds` and `gapSeconds` in frames (rounded half to even, as Python's `round`).
+    public let creditFrames: Int
+    public let gapFrames: Int
+
+    /// The last `creditFrames` outputs (frame u at u % creditFrames), for the credit replay.
+    private let history: UnsafeMutableBufferPointer<RepetitionPhaseOutput>
+    /// The events of the current frame; at most one per stepped frame (the phase moves less than
+    /// half a cycle per step and the mark moves a full cycle per event).
+    private let events: UnsafeMutableBufferPointer<RepetitionPhaseEvent>
+    private var eventCount = 0
+    /// The index of the next frame.
+    private var frame = 0
+    private var active = false
+    /// The frame p last turned off on; nil before the first time on.
+    private var offSince: Int?
+    /// The accumulated phase (float32, as the reference's), the next mark (float64) and the phase
+    /// of the last frame used; nil before the first usable frame since the last restart.
+    private var accumulated: Float = 0
+    private var mark: Double = 0
+    private var previous: Float?
+
+    /// A counter for outputs arriving at `frameRate` (already range-checked: 1–240 fps).
+    public init(frameRate: FrameRate = FrameRate(framesPerSecond: 15)!, parameters: Parameters = Parameters()) {
+        precondition(parameters.creditSeconds >= 0 && parameters.creditSeconds <= 10
+                     && parameters.gapSeconds >= 0 && parameters.gapSeconds <= 3600,
+                     "creditSeconds must be 0–10 and gapSeconds 0–3600")
+        self.parameters = parameters
+        self.frameRate = frameRate
+        creditFrames = Int((parameters.creditSeconds * frameRate.framesPerSecond).rounded(.toNearestOrEven))
+        gapFrames = Int((parameters.gapSeconds * frameRate.framesPerSecond).rounded(.toNearestOrEven))
+        history = .allocate(capacity: creditFrames)
+        history.initialize(repeating: RepetitionPhaseOutput(cos: 0, sin: 0, repeating: 0))
+        events = .allocate(capacity: creditFrames + 1)
+        events.initialize(repeating: RepetitionPhaseEvent(frame: 0, creditedFrame: 0))
+    }
+
+    deinit {
+        history.deallocate()
+        events.deallocate()
+    }
+
+    /// Takes the net's output for the next frame and returns the repetitions counted on it (valid
+    /// until the next call; usually none, one at a time, a few when p turns on and the frames
+    /// before are credited).
+    public mutating func process(_ output: RepetitionPhaseOutput) -> UnsafeBufferPointer<RepetitionPhaseEvent> {
+        let now = frame
+        eventCount = 0
+        if active {
+            if output.repeating < parameters.repeatingOff {
+                active = false
+                offSince = now
+            }
+        } else if output.repeating > parameters.repeatingOn {
+            active = true
+            if offSince.map({ now - $0 > gapFrames }) ?? true {
+                previous = nil
+                for earlier in Swift.max(0, now - creditFrames)..<now {
+                    step(history[earlier % creditFrames], frame: earlier, creditedFrame: now)
+                }
+            }
+            offSince = nil
+        }
+        if active { step(output, frame: now, creditedFrame: now) }
+        if creditFrames > 0 { history[now % creditFrames] = output }
+        frame += 1
+        return UnsafeBufferPointer(start: events.baseAddress, count: eventCount)
+    }
+
+    /// count.py's `step`: accumulates one frame's phase and counts the marks it passes.
+    private mutating func step(_ output: RepetitionPhaseOutput, frame: Int, creditedFrame: Int) {
+        let magnitude = hypotf(output.cos, output.sin)
+        guard magnitude >= parameters.minimumMagnitude else { return }
+        let phase = atan2f(output.sin, output.cos)
+        let cycle = 2 * Double.pi
+        guard let previous else {
+            guard magnitude >= parameters.startMagnitude else { return }
+            // rel_start: the first mark is the next `atPhase` crossing after the starting phase,
+            // taken in [0, 2π). The reference compares its float64 marks with the float32 phase
+            // in float32 (numpy 2's scalar promotion): `Float(...)` below does the same.
+            accumulated = Self.pythonRemainder(phase, Float(cycle))
+            mark = cycle * parameters.atPhase
+            while Float(mark - cycle) > accumulated { mark -= cycle }
+            while Float(mark) - accumulated <= Float(cycle * parameters.minimumFirst) { mark += cycle }
+            self.previous = phase
+            return
+        }
+        // the step to this frame's phase, wrapped into [−π, π)
+        let delta = Self.pythonRemainder(phase - previous + Float(Double.pi), Float(cycle)) - Float(Double.pi)
+        accumulated += delta
+        self.previous = phase
+        while accumulated >= Float(mark) {
+            events[eventCount] = RepetitionPhaseEvent(frame: frame, creditedFrame: creditedFrame)
+            eventCount += 1
+            mark += cycle
+        }
+    }
+
+    /// Python's (numpy's) `a % b` in float32: the remainder with the sign of `b`.
+    @inline(__always)
+    static func pythonRemainder(_ a: Float, _ b: Float) -> Float {
+        var remainder = fmodf(a, b)
+        if remainder != 0 {
+            if (b < 0) != (remainder < 0) { remainder += b }
+        } else {
+            remainder = b < 0 ? -0.0 : 0.0
+        }
+        return remainder
+    }
+}

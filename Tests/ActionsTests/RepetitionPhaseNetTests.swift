@@ -1,0 +1,93 @@
+import Foundation
+import InferenceCore
+import PoseEstimation
+import Testing
+import Capture
+@testable import Actions
+
+/// Loading the phase net, its window, and the counter's parameters (the parity with the Python
+/// reference is RepetitionPhaseParityTests).
+@Suite struct RepetitionPhaseNetTests {
+    @Test func aModelOfAnotherShapeIsRefusedWithOneClearMessage() throws {
+        // the action classifier is a real model with another interface
+        let model = try Model(bytes: ActionClassifier.embeddedModelBytes)
+        do throws(RepetitionPhaseModelError) {
+            _ = try RepetitionPhaseNet(model: model, name: "action_classifier.tflite")
+            Issue.record("the classifier was accepted as a phase net")
+        } catch {
+            print(error.description)
+            #expect(error.description.hasPrefix("action_classifier.tflite: inputs float32[1, "))
+            #expect(error.description.hasSuffix("but a repetition phase net has input float32[1, 45, 27] and output float32[1, 3]"))
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    @Test func aMissingFileIsNamed() {
+        do throws(RepetitionPhaseModelError) {
+            _ = try RepetitionPhaseNet(modelPath: "/nonexistent/phase.tflite")
+            Issue.record("a missing file was loaded")
+        } catch {
+            #expect(error.description.hasPrefix("repetition phase model /nonexistent/phase.tflite: "))
+        }
+    }
+
+    /// The same bytes from a file give the same outputs as the built-in net; `reset` starts the
+    /// window again from zero rows, as a fresh net.
+    @Test func aModelFromAFileAndResetBehaveAsTheBuiltInNet() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("phase-\(getpid()).tflite").path
+        try Data(RepetitionPhaseNet.embeddedModelBytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var fromFile = try RepetitionPhaseNet(modelPath: path)
+        var builtIn = try RepetitionPhaseNet.embedded()
+        let fixture = try RepetitionPhaseFixture.load()
+        let frames = fixture.sequences[0].range.prefix(120)
+        func run(_ net: inout RepetitionPhaseNet) throws -> [RepetitionPhaseOutput] {
+            try frames.map { frame in try fixture.row(frame).withUnsafeBufferPointer { try net.process($0) } }
+        }
+        let first = try run(&builtIn)
+        #expect(try run(&fromFile) == first)
+        #expect(try run(&builtIn) != first, "the window carries over without a reset")
+        builtIn.reset()
+        #expect(try run(&builtIn) == first)
+    }
+
+    @Test func creditAndGapAreRoundedToFramesAsPythonRounds() {
+        let fifteen = RepetitionPhaseCounter()
+        #expect(fifteen.creditFrames == 15 && fifteen.gapFrames == 15)
+        let thirty = RepetitionPhaseCounter(frameRate: FrameRate(framesPerSecond: 30)!)
+        #expect(thirty.creditFrames == 30)
+        var parameters = RepetitionPhaseCounter.Parameters()
+        parameters.creditSeconds = 0.5
+        parameters.gapSeconds = 0.7
+        let five = RepetitionPhaseCounter(frameRate: FrameRate(framesPerSecond: 5)!, parameters: parameters)
+        #expect(five.creditFrames == 2, "round(2.5) is 2 in Python")
+        #expect(five.gapFrames == 4, "round(3.5) is 4")
+    }
+
+    @Test func theRemainderHasTheSignOfTheDivisorAsInPython() {
+        let cycle = Float(2 * Double.pi)
+        #expect(RepetitionPhaseCounter.pythonRemainder(-1, cycle) == cycle - 1)
+        #expect(RepetitionPhaseCounter.pythonRemainder(7, cycle) == fmodf(7, cycle))
+        #expect(RepetitionPhaseCounter.pythonRemainder(0, cycle) == 0)
+        #expect(RepetitionPhaseCounter.pythonRemainder(-cycle, cycle) == 0)
+    }
+
+    /// A steady cycle counts one repetition per cycle; a set whose p turns on late gets its
+    /// earlier repetition credited from the ring, counted from exactly `creditFrames` back.
+    @Test func aSteadyCycleCountsOncePerCycleAndCreditsTheStart() {
+        var counter = RepetitionPhaseCounter()
+        var events: [RepetitionPhaseEvent] = []
+        let period = 30  // 2 s a repetition at 15 fps: 12° a frame
+        for frame in 0..<300 {
+            let phase = 2 * Double.pi * Double(frame) / Double(period)
+            let repeating: Float = frame < 37 ? 0.5 : 0.9  // the net decides on frame 37
+            events += counter.process(RepetitionPhaseOutput(cos: Float(cos(phase)), sin: Float(sin(phase)), repeating: repeating))
+        }
+        // Counting starts 15 frames back, on frame 22 (264°): the first mark is 270°, passed on
+        // frame 23 (276°) and credited on frame 37. Starting a frame later (276°) would put the
+        // first mark a cycle on, at frame 53.
+        #expect(events.first == RepetitionPhaseEvent(frame: 23, creditedFrame: 37))
+        #expect(events.count == 10)
+        #expect(zip(events, events.dropFirst()).allSatisfy { $1.frame - $0.frame == period && $1.frame == $1.creditedFrame })
+    }
+}

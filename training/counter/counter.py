@@ -75,8 +75,9 @@ class Config:
     # Labels whose repetitions come from the learned phase net (learned/, round 14) instead of the
     # principal-axis rule: its events (PhaseCounter) count for these labels, are kept for the set
     # while no exercise is named (as the rule's are) and credited when one of these is named; the
-    # rule's events for these labels are not counted. Empty = the rule for every label.
-    phase_labels: tuple = ()
+    # rule's events for these labels are not counted. Empty = the rule for every label. Round 14
+    # (README.md): squats and jumping jacks, as posewatch does.
+    phase_labels: tuple = ("squats", "jumping_jacks")
     set_pause_s: float = 5.0
     label_lag_s: float = 3.0
     # Age-weighted range (measured, rejected): each sample's distance from the window's median is
@@ -221,6 +222,16 @@ class RepetitionCounter:
         self.phase_outputs = None
         self.frame = -1
         self.last_phase_rep_t = -np.inf
+
+    def use_phase_net(self, poses, outputs=None):
+        """Counts `phase_labels` with the phase net: its outputs for the frames to come (`outputs`, or
+        the installed models' for `poses`, learned/phase_net.py), one per process() call."""
+        from learned.count import PhaseCounter
+        if outputs is None:
+            from learned import phase_net
+            outputs = phase_net.outputs(poses)
+        self.phase = PhaseCounter(self.c.fps)
+        self.phase_outputs = outputs
 
     def reset_motion(self):
         self.rows = []
@@ -948,10 +959,8 @@ def count_sequence(poses: np.ndarray, action="squats", fps: float = 15.0, config
     label, as `replay --action`) or a label per frame. `phase_outputs` (float[T, 3], the phase
     net's per frame, learned/) with `config.phase_labels` counts those labels with the net."""
     counter = RepetitionCounter(config or Config(fps=fps))
-    if phase_outputs is not None and counter.c.phase_labels:
-        from learned.count import PhaseCounter
-        counter.phase = PhaseCounter(fps)
-        counter.phase_outputs = phase_outputs
+    if counter.c.phase_labels:
+        counter.use_phase_net(poses if phase_outputs is None else None, phase_outputs)
     for index, pose in enumerate(poses):
         label = action if isinstance(action, str) else action[index]
         counter.process(index / fps, pose if pose[:, 2].max() > 0 else None, label)

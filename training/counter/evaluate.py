@@ -253,6 +253,12 @@ def replay_jsonl(posewatch, path, extra):
     return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
 
 
+def phase_outputs(poses):
+    """The phase net's outputs (learned/phase_net.py: the models posewatch embeds) for a pose array."""
+    from learned import phase_net
+    return phase_net.outputs(poses)
+
+
 def save_pixels(sequence, directory):
     """Writes a sequence's poses as a keypoint file replay reads: the normalised body box placed in
     a 480 × 480 frame (the counter's features are box-relative, so the scale does not matter),
@@ -278,11 +284,15 @@ def cmd_replay(args):
             action = s.label
             fixed = int(replay_jsonl(args.posewatch, path, ["--action", action])[-1]["summary"]["reps"][action])
             fixed_rows.append((s.name, s.dataset_label, s.count, fixed))
-            same_fixed += fixed == counter.count_sequence(s.poses, action=action).session
+            # the phase net reads the poses replay reads (pixels): its int8 input is then the same
+            pixels = np.load(path)
+            same_fixed += fixed == counter.count_sequence(s.poses, action=action, phase_outputs=phase_outputs(pixels)).session
             lines = replay_jsonl(args.posewatch, path, [])
             decisions = [(r["t"], r["label"]) for r in lines if "label" in r and "event" not in r]
             reference = counter.RepetitionCounter(counter.Config())
             without_credit = counter.RepetitionCounter(counter.Config(credit_unnamed=False))
+            for c in (reference, without_credit):
+                c.use_phase_net(None, phase_outputs(pixels))
             k = -1
             for i, pose in enumerate(s.poses):
                 t = i / s.fps
@@ -312,10 +322,11 @@ def replay_repcount(args):
     results, same_counts, same_times = [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         for q in seqs:
-            lines = replay_jsonl(args.posewatch, save_pixels(q, tmp), ["--action", q.label])
+            path = save_pixels(q, tmp)
+            lines = replay_jsonl(args.posewatch, path, ["--action", q.label])
             swift = jsonl_events(lines, q.label)
             results.append((q, swift))
-            python = python_events(counter.count_sequence(q.poses, q.label, config=config))
+            python = python_events(counter.count_sequence(q.poses, q.label, config=config, phase_outputs=phase_outputs(np.load(path))))
             same_counts += len(swift) == len(python)
             # `at` is compared only where replay gives it (else it is `t`, the credited time).
             has_at = any("at" in r for r in lines if r.get("event") == "rep")

@@ -1,6 +1,6 @@
 """Int8 export and per-frame cost of the learned counter's network (seventh round, issue 9).
 
-    /work/venv-train/bin/python training/counter/learned/export.py --model /tmp/cnt7/m3
+    python training/counter/learned/export.py --model DIR
 
 Writes model_int8.tflite into the model directory (full-integer weights and activations, float32
 input and output, calibrated on generated sequences only), prints its size, the time of one
@@ -19,7 +19,6 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
-import evaluate_learned as E  # noqa: E402
 
 
 def main():
@@ -43,7 +42,7 @@ def main():
         conv_model = train_net.build_core(tf, tuple(cfg["widths"]), cfg["dense"], batch=1)
         conv_model.set_weights(model.get_weights())
     seqs = gen.dataset(4242, 20)
-    X = np.concatenate([E.windows(s["x"], W) for s in seqs])
+    X = np.concatenate([gen.windows(s["x"], W) for s in seqs])
     rng = np.random.default_rng(0)
     calib = X[rng.choice(len(X), 1000, replace=False)]
 

@@ -280,6 +280,13 @@ def features(poses, min_score=0.3, min_visible=7, gap_frames=30):
     return out
 
 
+def windows(x, window):
+    """float[T, F] -> float[T, window, F]: per frame, the last `window` rows, zero rows before the
+    start (posewatch's RepetitionPhaseNet starts its ring all zero the same way)."""
+    padded = np.concatenate([np.zeros((window - 1, x.shape[1]), x.dtype), x])
+    return padded[np.arange(len(x))[:, None] + np.arange(window)[None]]
+
+
 def dataset(seed, n, **kw):
     """n sequences -> list of dicts with 'x' (features) added and poses dropped (memory)."""
     rng = np.random.default_rng(seed)

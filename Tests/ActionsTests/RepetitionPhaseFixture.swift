@@ -6,7 +6,9 @@ import PoseEstimation
 
 /// The parity fixture (Fixtures/repetition_phase, written by
 /// training/counter/learned/make_swift_fixture.py): four seeded sequences with the Python
-/// reference's features, the int8 net's outputs (LiteRT reference kernels) and count.py's events.
+/// reference's features, the int8 net's outputs (LiteRT reference kernels) phase_net.py's outputs (the
+/// installed models averaged, LiteRT reference kernels), count.py's events, and counter.py's events
+/// for some runs of the whole counter (`counterRuns`).
 struct RepetitionPhaseFixture {
     struct Sequence {
         var name: String
@@ -27,7 +29,8 @@ struct RepetitionPhaseFixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/repetition_phase")
 
-    var modelSHA256: String
+    /// The sha256 of each model the outputs are the average of, in order.
+    var modelSHA256s: [String]
     var framesPerSecond: Double
     var atPhase: Double
     var sequences: [Sequence]
@@ -41,9 +44,9 @@ struct RepetitionPhaseFixture {
     static func load() throws -> RepetitionPhaseFixture {
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
         let json = try JSONValue.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path("fixture.json"))), as: UTF8.self))
-        guard let sha = json["model_sha256"]?.stringValue, let fps = json["fps"]?.doubleValue,
+        guard let shas = json["model_sha256s"]?.arrayValue?.compactMap(\.stringValue), let fps = json["fps"]?.doubleValue,
               let atPhase = json["at_phase"]?.doubleValue, let entries = json["sequences"]?.arrayValue else {
-            throw LoadError(description: "fixture.json: missing model_sha256, fps, at_phase or sequences")
+            throw LoadError(description: "fixture.json: missing model_sha256s, fps, at_phase or sequences")
         }
         var sequences: [Sequence] = [], start = 0
         for entry in entries {
@@ -78,7 +81,7 @@ struct RepetitionPhaseFixture {
         }
         let values = floats(outputArray)
         let outputs = (0..<start).map { RepetitionPhaseOutput(cos: values[3 * $0], sin: values[3 * $0 + 1], repeating: values[3 * $0 + 2]) }
-        return RepetitionPhaseFixture(modelSHA256: sha, framesPerSecond: fps, atPhase: atPhase, sequences: sequences,
+        return RepetitionPhaseFixture(modelSHA256s: shas, framesPerSecond: fps, atPhase: atPhase, sequences: sequences,
                                       poses: poses, features: floats(featureArray), outputs: outputs)
     }
 

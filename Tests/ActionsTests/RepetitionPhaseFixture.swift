@@ -20,6 +20,16 @@ struct RepetitionPhaseFixture {
         var gatedEvents: [Int]
     }
 
+    /// A run of the whole reference counter (counter.count_sequence, default Config) on one sequence.
+    struct CounterRun {
+        var sequence: String
+        /// The label on each of the sequence's frames (nil: no exercise named).
+        var labels: [ActionLabel?]
+        var describedLabel: String
+        /// counter.py's events: when each repetition happened, when it was counted, label, count.
+        var events: [(time: Double, creditedAt: Double, label: ActionLabel, count: Int)]
+    }
+
     /// make_swift_fixture.py's `gated_off`: frames (of a sequence) on which its `gated` variant
     /// sets p(repeating) to 0: 40-frame gaps (longer than the counter's 15-frame gap: a restart
     /// and a credit replay), 8-frame ones (shorter: counting resumes without a restart) and
@@ -34,6 +44,9 @@ struct RepetitionPhaseFixture {
     var framesPerSecond: Double
     var atPhase: Double
     var sequences: [Sequence]
+    /// counter.py's Config().phase_labels when the fixture was made.
+    var phaseLabels: [ActionLabel]
+    var counterRuns: [CounterRun]
     /// Per frame: the pose (from float16), the features row (27), the net's output.
     var poses: [Pose]
     var features: [Float]
@@ -57,6 +70,51 @@ struct RepetitionPhaseFixture {
             }
             sequences.append(Sequence(name: name, range: start..<start + frames, events: events, gatedEvents: gatedEvents))
             start += frames
+        }
+        func item(_ array: JSONValue, _ index: Int) -> JSONValue? {
+            guard let values = array.arrayValue, index < values.count else { return nil }
+            return values[index]
+        }
+        func label(_ value: JSONValue?) throws -> ActionLabel? {
+            guard let value, case .string(let name) = value else { return nil }
+            guard let label = ActionLabel(rawValue: name) else { throw LoadError(description: "fixture.json: unknown label \(name)") }
+            return label
+        }
+        guard let phaseLabels = try json["phase_labels"]?.arrayValue?.map({ try label($0) }),
+              let runEntries = json["counter_runs"]?.arrayValue else {
+            throw LoadError(description: "fixture.json: missing phase_labels or counter_runs")
+        }
+        var counterRuns: [CounterRun] = []
+        for entry in runEntries {
+            guard let name = entry["sequence"]?.stringValue, let sequence = sequences.first(where: { $0.name == name }),
+                  let labelValue = entry["label"], let eventEntries = entry["events"]?.arrayValue else {
+                throw LoadError(description: "fixture.json: a counter run without a known sequence, label or events")
+            }
+            let frames = sequence.range.count
+            var labels: [ActionLabel?]
+            var described = "a timeline"
+            if case .string(let name) = labelValue {
+                labels = Array(repeating: try label(labelValue), count: frames)
+                described = name
+            } else {
+                labels = Array(repeating: nil, count: frames)
+                let segments = labelValue.arrayValue ?? []
+                for (index, segment) in segments.enumerated() {
+                    guard let start = item(segment, 0)?.intValue else { throw LoadError(description: "fixture.json: a bad timeline segment") }
+                    let end = index + 1 < segments.count ? (item(segments[index + 1], 0)?.intValue ?? frames) : frames
+                    let segmentLabel = try label(item(segment, 1))
+                    for frame in start..<min(end, frames) { labels[frame] = segmentLabel }
+                }
+            }
+            var events: [(time: Double, creditedAt: Double, label: ActionLabel, count: Int)] = []
+            for event in eventEntries {
+                guard let time = item(event, 0)?.doubleValue, let creditedAt = item(event, 1)?.doubleValue,
+                      let eventLabel = try label(item(event, 2)), let count = item(event, 3)?.intValue else {
+                    throw LoadError(description: "fixture.json: a counter event that is not [at, now, label, count]")
+                }
+                events.append((time, creditedAt, eventLabel, count))
+            }
+            counterRuns.append(CounterRun(sequence: name, labels: labels, describedLabel: described, events: events))
         }
         let poseArray = try NumPyArray.read(contentsOf: path("poses.npy"))
         let featureArray = try NumPyArray.read(contentsOf: path("features.npy"))
@@ -82,6 +140,7 @@ struct RepetitionPhaseFixture {
         let values = floats(outputArray)
         let outputs = (0..<start).map { RepetitionPhaseOutput(cos: values[3 * $0], sin: values[3 * $0 + 1], repeating: values[3 * $0 + 2]) }
         return RepetitionPhaseFixture(modelSHA256s: shas, framesPerSecond: fps, atPhase: atPhase, sequences: sequences,
+                                      phaseLabels: phaseLabels.compactMap { $0 }, counterRuns: counterRuns,
                                       poses: poses, features: floats(featureArray), outputs: outputs)
     }
 

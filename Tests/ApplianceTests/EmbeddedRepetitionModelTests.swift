@@ -27,4 +27,22 @@ import CRepetitionModel
         let fingerprints = Set((0..<count).map { String(cString: pw_embedded_repetition_phase_expected_sha256(Int32($0))) })
         #expect(fingerprints.count == count, "the ensemble's models are different models")
     }
+
+    /// `posewatch doctor` checks the built-in phase net as it checks the built-in classifier: each
+    /// model loads and runs, and a stale build (bytes other than the fingerprint) fails.
+    @Test func theDoctorChecksEachModelOfTheBuiltInPhaseNet() {
+        let files = DoctorProbe.phaseNetFiles()
+        #expect(files.map(\.role) == ["repetition phase net (model 1 of 2)", "repetition phase net (model 2 of 2)"])
+        var observations = DiagnosisTests.healthy()
+        observations.models = files
+        let items = Diagnosis.report(observations, configuration: ApplianceConfiguration()).items.filter { $0.area == .model }
+        #expect(items.count == 2 && items.allSatisfy { $0.verdict == .ok }, "\(items.map(\.summary))")
+        #expect(items.first?.summary == "built in, \(pw_embedded_repetition_phase_size(0)) bytes, loads and runs")
+        var stale = files
+        stale[1].expectedSHA256 = String(repeating: "0", count: 64)
+        observations.models = stale
+        let staleItems = Diagnosis.report(observations, configuration: ApplianceConfiguration()).items.filter { $0.area == .model }
+        #expect(staleItems.map(\.verdict) == [.ok, .fail])
+        #expect(staleItems.last?.summary == "this binary embeds another repetition phase net (model 2 of 2) than the one its source fingerprints (a stale build): rebuild posewatch")
+    }
 }

@@ -345,7 +345,10 @@ public final class RepetitionCounter {
     /// `event(number:)` before the next call.
     ///
     /// Call once per frame at the model frame rate, with nil for frames without a person, so the
-    /// window stays aligned to time. Allocation-free.
+    /// window stays aligned to time. With a phase net, a timestamp more than one frame period after
+    /// the previous one (frames dropped by a late live loop) first gives the net the missing frames
+    /// as frames without a pose (at most its 3 s window of them), so its window stays 3 s long.
+    /// Allocation-free.
     public func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> Range<Int> {
         let firstNumber = sessionCount + 1
         frameTime = timestamp

@@ -43,11 +43,14 @@ let package = Package(
             name: "CActionModel", exclude: ["action_classifier.tflite"],
             cSettings: [.define("POSEWATCH_CLASSIFIER_FILE",
                                 to: "\"\(packageDirectory)/Sources/CActionModel/action_classifier.tflite\"")]),
-        // The learned repetition-phase net, embedded the same way (training/counter/learned/install_model.py).
+        // The learned repetition-phase net, embedded the same way (training/counter/learned/install_model.py):
+        // two models of one interface, averaged (an ensemble); install_model.py installs one or two.
         .target(
-            name: "CRepetitionModel", exclude: ["repetition_phase.tflite"],
-            cSettings: [.define("POSEWATCH_REPETITION_PHASE_FILE",
-                                to: "\"\(packageDirectory)/Sources/CRepetitionModel/repetition_phase.tflite\"")]),
+            name: "CRepetitionModel", exclude: ["repetition_phase_1.tflite", "repetition_phase_2.tflite"],
+            cSettings: [.define("POSEWATCH_REPETITION_PHASE_FILE_1",
+                                to: "\"\(packageDirectory)/Sources/CRepetitionModel/repetition_phase_1.tflite\""),
+                        .define("POSEWATCH_REPETITION_PHASE_FILE_2",
+                                to: "\"\(packageDirectory)/Sources/CRepetitionModel/repetition_phase_2.tflite\"")]),
 
         // MARK: the pipeline
         .target(name: "LinuxSystem", dependencies: ["CLinuxSystem"]),

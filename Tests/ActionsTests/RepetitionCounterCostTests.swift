@@ -32,10 +32,22 @@ private func frames() -> [(Double, Pose?)] {
     }
 }
 
+/// The rules-only counter, or the one posewatch runs: with the embedded phase net.
+private func makeCounter(withNet: Bool) throws -> RepetitionCounter {
+    guard withNet else { return RepetitionCounter() }
+    do throws(RepetitionPhaseModelError) {
+        return RepetitionCounter(phaseNet: try .embedded())
+    } catch {
+        Issue.record("\(error)")
+        throw error
+    }
+}
+
 @Suite struct RepetitionCounterCostTests {
-    @Test func perFrameCostIsReported() {
+    @Test(arguments: [false, true])
+    func perFrameCostIsReported(withNet: Bool) throws {
         let input = frames()
-        let counter = RepetitionCounter()
+        let counter = try makeCounter(withNet: withNet)
         var events = 0
         let clock = ContinuousClock()
         let elapsed = clock.measure {
@@ -47,15 +59,18 @@ private func frames() -> [(Double, Pose?)] {
         }
         let perFrame = Double(elapsed.components.attoseconds) / 1e12 / Double(5 * input.count)
             + Double(elapsed.components.seconds) * 1e6 / Double(5 * input.count)
-        print(String(format: "RepetitionCounter: %.1f µs per frame over %d frames (%d events)", perFrame, 5 * input.count, events))
+        print(String(format: "RepetitionCounter%@: %.1f µs per frame over %d frames (%d events)",
+                     withNet ? " with the phase net" : "", perFrame, 5 * input.count, events))
         #expect(events > 0)
         // A report, not a timed assertion: a debug build under emulation (the arm64 check) takes
-        // over 1 ms per frame. The budget (200 µs per frame in a release build) is checked against
-        // the release figure in training/counter/README.md and the README's performance table.
+        // over 1 ms per frame. The budget (200 µs per frame in a release build; the issue's 50 µs
+        // for the counter) is checked against the release figure in training/counter/README.md
+        // and the README's performance table.
     }
 
-    @Test(.enabled(if: AllocationCounter.isAvailable, "needs the malloc counter: run Tests/Support/run-allocation-tests.sh"))
-    func processingFramesAllocatesNothingAfterStartUp() {
+    @Test(.enabled(if: AllocationCounter.isAvailable, "needs the malloc counter: run Tests/Support/run-allocation-tests.sh"),
+          arguments: [false, true])
+    func processingFramesAllocatesNothingAfterStartUp(withNet: Bool) throws {
         let input = frames()
         // A camera cut to a 3× close-up (the zoom check resets the motion) whose ankles are only
         // found on its fourth frame (a joint first seen during the warm-up restarts it).
@@ -70,7 +85,7 @@ private func frames() -> [(Double, Pose?)] {
             }
             return pose
         }
-        let counter = RepetitionCounter()
+        let counter = try makeCounter(withNet: withNet)
         // Warm up once (lazy statics, first axis), then count over a full minute of frames.
         for (time, pose) in input.prefix(60) { _ = counter.process(timestamp: time, pose: pose, action: .squats) }
         var events = 0
@@ -92,8 +107,14 @@ private func frames() -> [(Double, Pose?)] {
         for index in 0..<closeUp.count {
             _ = counter.process(timestamp: 60 + input[240 + index].0, pose: closeUp[index], action: label)
         }
+        // Frames skipped in time (the net is fed frames without a pose for them), then squats
+        // counted by the net again.
+        for step in 0..<90 {
+            let index = 330 + 3 * step  // not stride(): its first use in a debug build allocates type metadata
+            events += counter.process(timestamp: 60 + input[index].0, pose: input[index].1, action: .squats).count
+        }
         let allocations = AllocationCounter.function!() - before
-        print("RepetitionCounter: \(allocations) allocations over \(input.count + 180 + closeUp.count) frames (\(events) events)")
+        print("RepetitionCounter\(withNet ? " with the phase net" : ""): \(allocations) allocations over \(input.count + 180 + closeUp.count + 90) frames (\(events) events)")
         #expect(allocations == 0)
         #expect(events > 0)
     }

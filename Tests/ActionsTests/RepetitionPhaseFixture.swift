@@ -6,7 +6,9 @@ import PoseEstimation
 
 /// The parity fixture (Fixtures/repetition_phase, written by
 /// training/counter/learned/make_swift_fixture.py): four seeded sequences with the Python
-/// reference's features, the int8 net's outputs (LiteRT reference kernels) and count.py's events.
+/// reference's features, the int8 net's outputs (LiteRT reference kernels) phase_net.py's outputs (the
+/// installed models averaged, LiteRT reference kernels), count.py's events, and counter.py's events
+/// for some runs of the whole counter (`counterRuns`).
 struct RepetitionPhaseFixture {
     struct Sequence {
         var name: String
@@ -18,6 +20,16 @@ struct RepetitionPhaseFixture {
         var gatedEvents: [Int]
     }
 
+    /// A run of the whole reference counter (counter.count_sequence, default Config) on one sequence.
+    struct CounterRun {
+        var sequence: String
+        /// The label on each of the sequence's frames (nil: no exercise named).
+        var labels: [ActionLabel?]
+        var describedLabel: String
+        /// counter.py's events: when each repetition happened, when it was counted, label, count.
+        var events: [(time: Double, creditedAt: Double, label: ActionLabel, count: Int)]
+    }
+
     /// make_swift_fixture.py's `gated_off`: frames (of a sequence) on which its `gated` variant
     /// sets p(repeating) to 0: 40-frame gaps (longer than the counter's 15-frame gap: a restart
     /// and a credit replay), 8-frame ones (shorter: counting resumes without a restart) and
@@ -27,10 +39,14 @@ struct RepetitionPhaseFixture {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/repetition_phase")
 
-    var modelSHA256: String
+    /// The sha256 of each model the outputs are the average of, in order.
+    var modelSHA256s: [String]
     var framesPerSecond: Double
     var atPhase: Double
     var sequences: [Sequence]
+    /// counter.py's Config().phase_labels when the fixture was made.
+    var phaseLabels: [ActionLabel]
+    var counterRuns: [CounterRun]
     /// Per frame: the pose (from float16), the features row (27), the net's output.
     var poses: [Pose]
     var features: [Float]
@@ -41,9 +57,9 @@ struct RepetitionPhaseFixture {
     static func load() throws -> RepetitionPhaseFixture {
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
         let json = try JSONValue.parse(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path("fixture.json"))), as: UTF8.self))
-        guard let sha = json["model_sha256"]?.stringValue, let fps = json["fps"]?.doubleValue,
+        guard let shas = json["model_sha256s"]?.arrayValue?.compactMap(\.stringValue), let fps = json["fps"]?.doubleValue,
               let atPhase = json["at_phase"]?.doubleValue, let entries = json["sequences"]?.arrayValue else {
-            throw LoadError(description: "fixture.json: missing model_sha256, fps, at_phase or sequences")
+            throw LoadError(description: "fixture.json: missing model_sha256s, fps, at_phase or sequences")
         }
         var sequences: [Sequence] = [], start = 0
         for entry in entries {
@@ -54,6 +70,51 @@ struct RepetitionPhaseFixture {
             }
             sequences.append(Sequence(name: name, range: start..<start + frames, events: events, gatedEvents: gatedEvents))
             start += frames
+        }
+        func item(_ array: JSONValue, _ index: Int) -> JSONValue? {
+            guard let values = array.arrayValue, index < values.count else { return nil }
+            return values[index]
+        }
+        func label(_ value: JSONValue?) throws -> ActionLabel? {
+            guard let value, case .string(let name) = value else { return nil }
+            guard let label = ActionLabel(rawValue: name) else { throw LoadError(description: "fixture.json: unknown label \(name)") }
+            return label
+        }
+        guard let phaseLabels = try json["phase_labels"]?.arrayValue?.map({ try label($0) }),
+              let runEntries = json["counter_runs"]?.arrayValue else {
+            throw LoadError(description: "fixture.json: missing phase_labels or counter_runs")
+        }
+        var counterRuns: [CounterRun] = []
+        for entry in runEntries {
+            guard let name = entry["sequence"]?.stringValue, let sequence = sequences.first(where: { $0.name == name }),
+                  let labelValue = entry["label"], let eventEntries = entry["events"]?.arrayValue else {
+                throw LoadError(description: "fixture.json: a counter run without a known sequence, label or events")
+            }
+            let frames = sequence.range.count
+            var labels: [ActionLabel?]
+            var described = "a timeline"
+            if case .string(let name) = labelValue {
+                labels = Array(repeating: try label(labelValue), count: frames)
+                described = name
+            } else {
+                labels = Array(repeating: nil, count: frames)
+                let segments = labelValue.arrayValue ?? []
+                for (index, segment) in segments.enumerated() {
+                    guard let start = item(segment, 0)?.intValue else { throw LoadError(description: "fixture.json: a bad timeline segment") }
+                    let end = index + 1 < segments.count ? (item(segments[index + 1], 0)?.intValue ?? frames) : frames
+                    let segmentLabel = try label(item(segment, 1))
+                    for frame in start..<min(end, frames) { labels[frame] = segmentLabel }
+                }
+            }
+            var events: [(time: Double, creditedAt: Double, label: ActionLabel, count: Int)] = []
+            for event in eventEntries {
+                guard let time = item(event, 0)?.doubleValue, let creditedAt = item(event, 1)?.doubleValue,
+                      let eventLabel = try label(item(event, 2)), let count = item(event, 3)?.intValue else {
+                    throw LoadError(description: "fixture.json: a counter event that is not [at, now, label, count]")
+                }
+                events.append((time, creditedAt, eventLabel, count))
+            }
+            counterRuns.append(CounterRun(sequence: name, labels: labels, describedLabel: described, events: events))
         }
         let poseArray = try NumPyArray.read(contentsOf: path("poses.npy"))
         let featureArray = try NumPyArray.read(contentsOf: path("features.npy"))
@@ -78,7 +139,8 @@ struct RepetitionPhaseFixture {
         }
         let values = floats(outputArray)
         let outputs = (0..<start).map { RepetitionPhaseOutput(cos: values[3 * $0], sin: values[3 * $0 + 1], repeating: values[3 * $0 + 2]) }
-        return RepetitionPhaseFixture(modelSHA256: sha, framesPerSecond: fps, atPhase: atPhase, sequences: sequences,
+        return RepetitionPhaseFixture(modelSHA256s: shas, framesPerSecond: fps, atPhase: atPhase, sequences: sequences,
+                                      phaseLabels: phaseLabels.compactMap { $0 }, counterRuns: counterRuns,
                                       poses: poses, features: floats(featureArray), outputs: outputs)
     }
 

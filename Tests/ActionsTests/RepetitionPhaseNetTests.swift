@@ -31,24 +31,60 @@ import Capture
         }
     }
 
-    /// The same bytes from a file give the same outputs as the built-in net; `reset` starts the
+    /// The same bytes from files give the same outputs as the built-in net; `reset` starts the
     /// window again from zero rows, as a fresh net.
-    @Test func aModelFromAFileAndResetBehaveAsTheBuiltInNet() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("phase-\(getpid()).tflite").path
-        try Data(RepetitionPhaseNet.embeddedModelBytes).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var fromFile = try RepetitionPhaseNet(modelPath: path)
+    @Test func modelsFromFilesAndResetBehaveAsTheBuiltInNet() throws {
+        let paths = (0..<RepetitionPhaseNet.embeddedModelCount).map {
+            FileManager.default.temporaryDirectory.appendingPathComponent("phase-\(getpid())-\($0).tflite").path
+        }
+        for (index, path) in paths.enumerated() {
+            try Data(RepetitionPhaseNet.embeddedModelBytes(index)).write(to: URL(fileURLWithPath: path))
+        }
+        defer { for path in paths { try? FileManager.default.removeItem(atPath: path) } }
+        var fromFiles = try RepetitionPhaseNet(modelPaths: paths)
         var builtIn = try RepetitionPhaseNet.embedded()
+        #expect(builtIn.modelCount == paths.count && fromFiles.modelCount == paths.count)
         let fixture = try RepetitionPhaseFixture.load()
         let frames = fixture.sequences[0].range.prefix(120)
         func run(_ net: inout RepetitionPhaseNet) throws -> [RepetitionPhaseOutput] {
             try frames.map { frame in try fixture.row(frame).withUnsafeBufferPointer { try net.process($0) } }
         }
         let first = try run(&builtIn)
-        #expect(try run(&fromFile) == first)
+        #expect(try run(&fromFiles) == first)
         #expect(try run(&builtIn) != first, "the window carries over without a reset")
         builtIn.reset()
         #expect(try run(&builtIn) == first)
+    }
+
+    /// The ensemble's output is the models' outputs summed in Float in order and divided by their
+    /// count in Float (numpy's float32 mean in phase_net.py), each model reading the same window.
+    @Test func theEnsembleAveragesItsModelsAsNumpyDoes() throws {
+        try #require(RepetitionPhaseNet.embeddedModelCount == 2, "posewatch embeds two models")
+        func single(_ index: Int) throws -> RepetitionPhaseNet {
+            try RepetitionPhaseNet(model: Model(bytes: RepetitionPhaseNet.embeddedModelBytes(index)), name: "model \(index + 1)")
+        }
+        var first = try single(0), second = try single(1)
+        var both = try RepetitionPhaseNet.embedded()
+        let fixture = try RepetitionPhaseFixture.load()
+        var differentModels = 0
+        for frame in fixture.sequences[0].range.prefix(200) {
+            let (a, b, mean) = try fixture.row(frame).withUnsafeBufferPointer { row in
+                (try first.process(row), try second.process(row), try both.process(row))
+            }
+            if a != b { differentModels += 1 }
+            #expect(mean == RepetitionPhaseOutput(cos: (a.cos + b.cos) / Float(2), sin: (a.sin + b.sin) / Float(2),
+                                                  repeating: (a.repeating + b.repeating) / Float(2)))
+        }
+        #expect(differentModels > 100, "the two models differ, so the average is tested")
+    }
+
+    @Test func noModelIsRefused() {
+        do throws(RepetitionPhaseModelError) {
+            _ = try RepetitionPhaseNet(modelPaths: [])
+            Issue.record("a net without a model was made")
+        } catch {
+            #expect(error.description == "a repetition phase net needs at least one model")
+        }
     }
 
     @Test func creditAndGapAreRoundedToFramesAsPythonRounds() {

@@ -1,3 +1,4 @@
+import Capture
 import PoseEstimation
 
 /// Counts repetitions of the current action in a stream of poses, online, and keeps cumulative counts
@@ -35,6 +36,19 @@ import PoseEstimation
 ///    the held joints and the window's range belong to the old image. A joint seen for the first
 ///    time during the warm-up restarts the warm-up (until then it sat at the box centre).
 ///
+/// With a phase net (`init(configuration:phaseNet:)`, as posewatch runs), the labels in
+/// `phaseLabels` (squats and jumping jacks) are counted by the learned net instead of the rule
+/// above. A small network (`RepetitionPhaseNet`, two models averaged) reads the last 3 s of poses
+/// on every frame, person or not, and says where in a repetition the person is (an angle going
+/// round once per repetition) and how likely they are repeating at all; `RepetitionPhaseCounter`
+/// counts one repetition each time that angle comes round to three quarters of a cycle while the
+/// net says they are repeating, and credits up to a second back when it has just decided they are.
+/// Such a repetition is handled like the rule's: counted at once under one of those labels, kept
+/// for the set while no exercise is named, ignored under another exercise's label (the rule
+/// counts those). The rule's own repetitions of the net's labels are never counted then. The
+/// rule's motion state still runs for every label. Without a net (`init(configuration:)`) the rule
+/// counts every label.
+///
 /// Motion is tracked whatever the label is, so a classifier flickering to `low_confidence` or
 /// `other` does not lose the phase, and a change of label does not re-learn it. A repetition
 /// seen under an exercise's label counts at once. One seen while no exercise is named (the label
@@ -49,11 +63,12 @@ import PoseEstimation
 /// Per frame this reads the window four times (26 × 90 multiply-adds each) and allocates nothing:
 /// every buffer is allocated once in `init` (5–46 µs per frame in a release build on the shared
 /// 2-core development machine, depending on its load; the leg cue adds a pass over at most one
-/// window at a candidate repetition). Not thread-safe: one frame loop owns it.
+/// window at a candidate repetition; the phase net adds its models' inference, see
+/// RepetitionCounterCostTests). Not thread-safe: one frame loop owns it.
 ///
 /// In the frame loop (every frame at the model rate, the latest classifier decision as the label):
 /// ```swift
-/// let counter = RepetitionCounter()                  // once, at start-up
+/// let counter = RepetitionCounter(phaseNet: try RepetitionPhaseNet.embedded())  // once, at start-up
 /// // per frame:
 /// for number in counter.process(timestamp: frame.seconds, pose: selectedPose, action: currentLabel) {
 ///     let event = counter.event(number: number)      // label, counts, when it happened and was counted
@@ -173,6 +188,19 @@ public final class RepetitionCounter {
     private let eventLog: UnsafeMutablePointer<RepetitionEvent>
     /// The timestamp of the frame being processed (events credited on it carry it).
     private var frameTime = 0.0
+    /// The previous call's timestamp (nil before the first): frames skipped in time are fed to the
+    /// phase net as frames without a pose.
+    private var previousTimestamp: Double?
+
+    // MARK: the phase net (nil: rules only)
+
+    /// The net, its features and its counter, with the net's repetitions kept for the set.
+    private let phase: PhaseNetPath?
+    /// Bit per `ActionLabel.countableIndex` of `configuration.phaseLabels`; 0 without a net.
+    private let phaseLabelMask: UInt32
+    /// When the net last saw a repetition (counted or kept): a pause longer than
+    /// `setPauseSeconds` after it ends the set for its kept repetitions.
+    private var lastPhaseRepetitionTime = -Double.infinity
 
     // MARK: diagnostics (cheap copies of the last frame's state, for tests and tracing)
 
@@ -187,11 +215,33 @@ public final class RepetitionCounter {
     /// How many of the last events `event(number:)` keeps: more than one frame can credit.
     public static let eventLogCapacity = 2 * maximumPendingRepetitions
 
-    /// Makes a counter with all its buffers; nothing is allocated after this.
-    public init(configuration: RepetitionCounterConfiguration = RepetitionCounterConfiguration()) {
+    /// Makes a counter with all its buffers that counts every label with the motion-axis rule (no
+    /// phase net: `configuration.phaseLabels` is not used); nothing is allocated after this.
+    public convenience init(configuration: RepetitionCounterConfiguration = RepetitionCounterConfiguration()) {
+        self.init(configuration: configuration, phase: nil)
+    }
+
+    /// Makes a counter that counts `configuration.phaseLabels` with the phase net `phaseNet` (one
+    /// frame of it per `process` call) and the other labels with the rule; nothing is allocated
+    /// after this. The frame rate must be one posewatch accepts (`FrameRate.supported`).
+    public convenience init(configuration: RepetitionCounterConfiguration = RepetitionCounterConfiguration(),
+                            phaseNet: consuming RepetitionPhaseNet) {
+        guard let frameRate = FrameRate(framesPerSecond: configuration.framesPerSecond) else {
+            preconditionFailure("the phase net needs a frame rate of \(FrameRate.supportedDescription) per second")
+        }
+        self.init(configuration: configuration, phase: PhaseNetPath(net: phaseNet, frameRate: frameRate))
+    }
+
+    private init(configuration: RepetitionCounterConfiguration, phase: PhaseNetPath?) {
         precondition(configuration.framesPerSecond > 0, "frame rate must be positive")
         precondition(configuration.smoothingFrames >= 1, "smoothing needs at least one frame")
         self.configuration = configuration
+        self.phase = phase
+        var mask: UInt32 = 0
+        if phase != nil {
+            for label in configuration.phaseLabels { if let index = label.countableIndex { mask |= 1 << UInt32(index) } }
+        }
+        phaseLabelMask = mask
         capacity = configuration.windowFrames
         let features = Self.featureCount
         perAction = .allocate(capacity: ActionLabel.countable.count)
@@ -251,12 +301,33 @@ public final class RepetitionCounter {
         return perAction[index]
     }
 
-    /// Starts a new session: counts to zero and the motion state forgotten.
+    /// Starts a new session: counts to zero and the motion state forgotten. The phase net starts
+    /// afresh too (empty window, features and counter as at the start of a stream): its window is
+    /// motion state like the rule's, and a counter reset this way then counts a stream exactly as
+    /// a new counter would (the Python reference starts each sequence with a new counter).
     public func resetSession() {
         perAction.update(repeating: 0, count: ActionLabel.countable.count)
         sessionCount = 0
         resetMotion()
+        phase?.reset()
+        lastPhaseRepetitionTime = -Double.infinity
+        previousTimestamp = nil
     }
+
+    /// Whether this counter counts `action` with the phase net.
+    @inline(__always)
+    private func countsWithNet(_ action: ActionLabel?) -> Bool {
+        guard let index = action?.countableIndex else { return false }
+        return phaseLabelMask & (1 << UInt32(index)) != 0
+    }
+
+    /// How many windows the phase net failed on (the counter went on as if p(repeating) were 0
+    /// there): 0 unless a model is damaged in a way its test run at load did not show.
+    public var phaseNetFailures: Int { phase?.failures ?? 0 }
+
+    /// How many frames the phase net has read since the start (or `resetSession`): one per
+    /// `process` call plus the frames skipped in time (0 without a net).
+    public var phaseNetFrames: Int { (phase?.frame ?? -1) + 1 }
 
     /// The event that brought the session count to `number` (1 = the session's first repetition),
     /// for the numbers `process` returned: the log keeps the last `eventLogCapacity` of them.
@@ -274,7 +345,10 @@ public final class RepetitionCounter {
     /// `event(number:)` before the next call.
     ///
     /// Call once per frame at the model frame rate, with nil for frames without a person, so the
-    /// window stays aligned to time. Allocation-free.
+    /// window stays aligned to time. With a phase net, a timestamp more than one frame period after
+    /// the previous one (frames dropped by a late live loop) first gives the net the missing frames
+    /// as frames without a pose (at most its 3 s window of them), so its window stays 3 s long.
+    /// Allocation-free.
     public func process(timestamp: Double, pose: Pose?, action: ActionLabel?) -> Range<Int> {
         let firstNumber = sessionCount + 1
         frameTime = timestamp
@@ -286,6 +360,9 @@ public final class RepetitionCounter {
             pendingCount = 0  // the set ended before anyone named it
             pendingAwaitingReturn = -1
         }
+        if let phase, phase.pendingCount > 0, timestamp - lastPhaseRepetitionTime > configuration.setPauseSeconds {
+            phase.pendingCount = 0
+        }
         if let action, action.isCountable {
             otherSince = nil
             creditPending(to: action)
@@ -295,8 +372,24 @@ public final class RepetitionCounter {
             if timestamp - since > configuration.labelLagSeconds {
                 // `other` for longer than the label can lag: what it saw before was other movement.
                 dropPending(before: timestamp - configuration.labelLagSeconds)
+                phase?.dropPending(before: timestamp - configuration.labelLagSeconds)
             }
         }
+        if let phase {
+            // Every frame, with or without a pose: the net reads a fixed-rate stream. Frames the
+            // capture skipped (late ones are dropped live; replay never skips) go in as frames
+            // without a pose, so the net's window stays its 3 s; at most a window of them.
+            if let previousTimestamp {
+                let periods = Int(((timestamp - previousTimestamp) * configuration.framesPerSecond).rounded())
+                if periods > 1 {
+                    for _ in 0..<min(periods - 1, RepetitionPhaseNet.window) {
+                        stepPhaseNet(phase, pose: nil, timestamp: timestamp, action: action)
+                    }
+                }
+            }
+            stepPhaseNet(phase, pose: pose, timestamp: timestamp, action: action)
+        }
+        previousTimestamp = timestamp
         if let pose, appendFeatures(of: pose, timestamp: timestamp) {
             lastPoseTime = timestamp
             // A warm-up longer than the window would never end: the full window is enough.
@@ -309,6 +402,24 @@ public final class RepetitionCounter {
     }
 
     // MARK: steps
+
+    /// One frame through the phase net and its counter. Each repetition it sees (at the frame its
+    /// phase passed the mark, `timestamp` minus its age in net frames) counts now if the label is one
+    /// of the net's, is kept for the set while no exercise is named, and is ignored under another
+    /// exercise's label (the rule counts that one). Python: `_process`'s `self.phase` block.
+    private func stepPhaseNet(_ phase: PhaseNetPath, pose: Pose?, timestamp: Double, action: ActionLabel?) {
+        let output = phase.process(pose)
+        let events = phase.counter.process(output)
+        for event in events {
+            let time = timestamp - Double(phase.frame - event.frame) / configuration.framesPerSecond
+            lastPhaseRepetitionTime = timestamp
+            if let action, countsWithNet(action) {
+                count(action, at: time, byNet: true)
+            } else if action?.isCountable != true {
+                phase.addPending(at: time)
+            }
+        }
+    }
 
     /// The window and the sides start afresh; the held joints, held repetitions and counts stay.
     private func restartWindow() {
@@ -331,6 +442,7 @@ public final class RepetitionCounter {
         scaleHistoryCount = 0
         seenJoints = 0
         pendingCount = 0  // whoever did them has left
+        phase?.pendingCount = 0  // the net's too (its window and counter go on: they read every frame)
         pendingAwaitingReturn = -1
         otherSince = nil
         lastRepetitionTime = -Double.infinity
@@ -567,7 +679,11 @@ public final class RepetitionCounter {
     }
 
     /// Counts one repetition of `action` that happened at `time`, credited on the current frame.
-    private func count(_ action: ActionLabel, at time: Double) {
+    /// The rule's repetitions (`byNet` false) of the labels the phase net counts are not counted:
+    /// every path of the rule (at its end, after the leg cue, credited, replayed after the
+    /// warm-up) counts through here. Python: `count(…, phase=…)`.
+    private func count(_ action: ActionLabel, at time: Double, byNet: Bool = false) {
+        if !byNet, countsWithNet(action) { return }
         guard let index = action.countableIndex else { return }
         perAction[index] += 1
         sessionCount += 1
@@ -578,6 +694,19 @@ public final class RepetitionCounter {
     /// An exercise is named: the repetitions of the current set seen before it was (that pass its
     /// cues) count now, each with its own time.
     private func creditPending(to action: ActionLabel) {
+        if let phase {
+            if countsWithNet(action) {
+                // The net's label: the net's kept repetitions count, the rule's go (with their
+                // leg-cue wait).
+                for index in 0..<phase.pendingCount { count(action, at: phase.pendingTimes[index], byNet: true) }
+                phase.pendingCount = 0
+                pendingCount = 0
+                pendingAwaitingReturn = -1
+                if legPending, legPendingSlot >= 0 { legPending = false }
+                return
+            }
+            phase.pendingCount = 0  // another exercise: the rule's kept repetitions are its
+        }
         guard pendingCount > 0 else { return }
         let gated = Self.isStandingLegExercise(action)
         let waiting = legPending && legPendingSlot >= 0 ? legPendingSlot : -1
@@ -847,5 +976,75 @@ public final class RepetitionCounter {
             legPending = false
         }
         return newSide != restSide ? .toFar : .toRest
+    }
+}
+
+/// The phase net's per-frame path inside a `RepetitionCounter`: the features, the net (one or
+/// more models) and its counter (all `~Copyable`, so they live in this class, made once), the
+/// net's frame number and its repetitions kept while no exercise is named. Allocation-free after
+/// `init`.
+private final class PhaseNetPath {
+    var features = RepetitionPhaseFeatures()
+    var net: RepetitionPhaseNet
+    var counter: RepetitionPhaseCounter
+    /// The net frame being processed (-1 before the first): the phase counter numbers frames the
+    /// same way, so an event's age is `frame - event.frame`.
+    private(set) var frame = -1
+    /// The net's repetitions seen while no exercise was named, oldest first (Python `phase_unnamed`).
+    let pendingTimes: UnsafeMutablePointer<Double>
+    var pendingCount = 0
+    private(set) var failures = 0
+
+    init(net: consuming RepetitionPhaseNet, frameRate: FrameRate) {
+        self.net = net
+        counter = RepetitionPhaseCounter(frameRate: frameRate)
+        pendingTimes = .allocate(capacity: RepetitionCounter.maximumPendingRepetitions)
+        pendingTimes.initialize(repeating: 0, count: RepetitionCounter.maximumPendingRepetitions)
+    }
+
+    deinit {
+        pendingTimes.deallocate()
+    }
+
+    /// This frame's output (`frame` advanced). A window the net fails on (only a model damaged in a
+    /// way its test run at load did not show) reads as "not repeating".
+    func process(_ pose: Pose?) -> RepetitionPhaseOutput {
+        frame += 1
+        let row = features.update(with: pose)
+        do {
+            return try net.process(row)
+        } catch {
+            failures += 1
+            return RepetitionPhaseOutput(cos: 0, sin: 0, repeating: 0)
+        }
+    }
+
+    /// Keeps a repetition for the set; the oldest goes when `maximumPendingRepetitions` are kept.
+    func addPending(at time: Double) {
+        if pendingCount == RepetitionCounter.maximumPendingRepetitions {
+            for index in 1..<pendingCount { pendingTimes[index - 1] = pendingTimes[index] }
+            pendingCount -= 1
+        }
+        pendingTimes[pendingCount] = time
+        pendingCount += 1
+    }
+
+    /// Forgets the kept repetitions before `time` (Python keeps those at or after it).
+    func dropPending(before time: Double) {
+        var kept = 0
+        for index in 0..<pendingCount where pendingTimes[index] >= time {
+            pendingTimes[kept] = pendingTimes[index]
+            kept += 1
+        }
+        pendingCount = kept
+    }
+
+    /// As at the start of a stream.
+    func reset() {
+        features.reset()
+        net.reset()
+        counter = RepetitionPhaseCounter(frameRate: counter.frameRate, parameters: counter.parameters)
+        frame = -1
+        pendingCount = 0
     }
 }

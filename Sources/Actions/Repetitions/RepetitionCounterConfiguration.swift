@@ -23,6 +23,13 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// means what it saw before was other movement, and the unnamed repetitions older than this go
     /// (nothing is ever counted for `other`).
     public var labelLagSeconds: Double = 3
+    /// The labels whose repetitions come from the learned phase net (`RepetitionPhaseNet`) instead
+    /// of the motion-axis rule, when the counter has a net (`RepetitionCounter(configuration:phaseNet:)`;
+    /// without one every label is counted by the rule). The net's repetitions count for these
+    /// labels, are kept for the set while no exercise is named and credited when one of these is
+    /// named, as the rule's are; the rule's repetitions of these labels are not counted. Python:
+    /// `Config.phase_labels`.
+    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks]
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

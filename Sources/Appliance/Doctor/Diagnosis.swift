@@ -284,7 +284,7 @@ public enum Diagnosis {
                 let details = ["sha256 \(contents.sha256)"]
                 if let expected = model.expectedSHA256, expected != contents.sha256 {
                     let advice = model.path == "built in"
-                        ? "this binary embeds another classifier than the one its source fingerprints (a stale build): rebuild posewatch"
+                        ? "this binary embeds another \(model.role) than the one its source fingerprints (a stale build): rebuild posewatch"
                         : "\(model.path): \(contents.size) bytes but the digest is not the published one; the file is damaged or a different model, reinstall it"
                     return DoctorItem(area: .model, subject: model.role, verdict: .fail, summary: advice, details: details, facts: facts)
                 }

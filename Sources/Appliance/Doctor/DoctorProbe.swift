@@ -1,5 +1,6 @@
 import Actions
 import Capture
+import InferenceCore
 import Outputs
 import PoseEstimation
 import LinuxSystem
@@ -34,7 +35,7 @@ public enum DoctorProbe {
                       expected: configuration.poseModelPath.hasSuffix(KnownModels.moveNetFileName) ? KnownModels.moveNetLightningInt8SHA256 : nil,
                       loadError: poseModelLoadError(configuration.poseModelPath)),
             classifierFile(configuration),
-        ]
+        ] + phaseNetFiles()
         return observations
     }
 
@@ -84,6 +85,25 @@ public enum DoctorProbe {
         } catch {
             return .init(role: "action classifier", path: "built in",
                          contents: .failure(SystemCallError("load", "built-in classifier: \(error.description)", .invalidArgument)), expectedSHA256: nil)
+        }
+    }
+
+    /// The repetition phase net built into this binary, one entry per model of the ensemble: each
+    /// must load and run once on an empty window, and carry the fingerprint install_model.py wrote.
+    static func phaseNetFiles() -> [DoctorObservations.ModelFile] {
+        let count = RepetitionPhaseNet.embeddedModelCount
+        return (0..<count).map { index in
+            let role = count == 1 ? "repetition phase net" : "repetition phase net (model \(index + 1) of \(count))"
+            let bytes = RepetitionPhaseNet.embeddedModelBytes(index)
+            do {
+                _ = try RepetitionPhaseNet(model: try Model(bytes: bytes), name: "built-in \(role)")
+                // The installer's fingerprint of the model it wrote: differs only in a stale developer build.
+                return .init(role: role, path: "built in", contents: .success((bytes.count, SHA256.hexDigest(of: bytes))),
+                             expectedSHA256: RepetitionPhaseNet.embeddedModelExpectedSHA256(index))
+            } catch {
+                return .init(role: role, path: "built in",
+                             contents: .failure(SystemCallError("load", "built-in \(role): \(error)", .invalidArgument)), expectedSHA256: nil)
+            }
         }
     }
 

@@ -69,7 +69,7 @@ struct ReplayCommand: ParsableCommand {
             var settings = configuration.pipelineSettings
             settings.fixedAction = action.flatMap(ActionLabel.init(rawValue:))
             let classifier = try ModelLoading.classifier(path: classifierModel, configuration: configuration)
-            var pipeline = ActionPipeline(classifier: classifier, settings: settings)
+            var pipeline = ActionPipeline(classifier: classifier, counter: try ModelLoading.repetitionCounter(), settings: settings)
             var report = ReplayReport(format: ReplayReport.Format(rawValue: format)!)
             if demo {
                 for (frame, pose) in DemoSession.poses().enumerated() {

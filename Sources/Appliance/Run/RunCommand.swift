@@ -53,7 +53,8 @@ struct RunCommand: ParsableCommand {
         var estimator = try Self.loadPoseEstimator(configuration, logger: logger)
         estimator.smartCropping = configuration.smartCropping
         let classifier = try Self.loadClassifier(configuration, logger: logger)
-        let pipeline = ActionPipeline(classifier: classifier, settings: configuration.pipelineSettings)
+        let counter = try Self.loadRepetitionCounter(logger: logger)
+        let pipeline = ActionPipeline(classifier: classifier, counter: counter, settings: configuration.pipelineSettings)
 
         let layout: LEDLayout
         do { layout = try LEDLayout(actions: configuration.actionLEDLines, statusLine: configuration.statusLEDLine) } catch {
@@ -89,6 +90,13 @@ struct RunCommand: ParsableCommand {
 
     private static func loadClassifier(_ configuration: ApplianceConfiguration, logger: Logger) throws -> ActionClassifier {
         do { return try ModelLoading.classifier(path: nil, configuration: configuration) } catch {
+            logger.critical("\(error)", LogFields(event: .config))
+            throw ExitCode(ExitStatus.configuration)
+        }
+    }
+
+    private static func loadRepetitionCounter(logger: Logger) throws -> RepetitionCounter {
+        do { return try ModelLoading.repetitionCounter() } catch {
             logger.critical("\(error)", LogFields(event: .config))
             throw ExitCode(ExitStatus.configuration)
         }

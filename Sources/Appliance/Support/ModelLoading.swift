@@ -56,6 +56,17 @@ enum ModelLoading {
         }
     }
 
+    /// The repetition counter `run` and `replay` use: the phase net built into this binary counts
+    /// its labels (squats, jumping jacks), the rule the others. A net that does not load is an
+    /// installation problem, as the built-in classifier's would be (exit 78).
+    static func repetitionCounter() throws(ModelLoadingError) -> RepetitionCounter {
+        do {
+            return RepetitionCounter(phaseNet: try RepetitionPhaseNet.embedded())
+        } catch {
+            throw ModelLoadingError(error.description, fromCommandLine: false)
+        }
+    }
+
     static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 

@@ -1,7 +1,8 @@
 """Writes the parity fixture the Swift port of the phase net is held to
-(Tests/ActionsTests/Fixtures/repetition_phase/, read by RepetitionPhaseParityTests).
+(Tests/ActionsTests/Fixtures/repetition_phase/, read by RepetitionPhaseParityTests and
+RepetitionCounterPhaseParityTests).
 
-    /work/venv-train/bin/python training/counter/learned/make_swift_fixture.py [--model FILE]
+    /work/venv-train/bin/python training/counter/learned/make_swift_fixture.py
 
 Four sequences from fixed seeds (nothing from ../shared): two of gen.make_sequence (one with
 posegen's MoveNet-like poses in pixels, one in Countix's min–max normalised form) and two 45 s
@@ -11,15 +12,23 @@ sets and pauses; again one of each form). For each, per frame:
                                is computed from them (half the size; every value below is the
                                reference's on exactly these poses)
   features  float32[T, 27]     gen.features(poses)
-  outputs   float32[T, 3]      the int8 model on evaluate_learned.windows(features, 45), one
-                               LiteRT invoke per frame with the reference kernels (BUILTIN_REF),
-                               which the inference core equals bit for bit
+  outputs   float32[T, 3]      phase_net.PhaseNet(): the installed models (every
+                               Sources/CRepetitionModel/repetition_phase*.tflite, the ensemble
+                               posewatch embeds) on a zero-started 45-frame window, one LiteRT
+                               invoke per frame with the reference kernels (BUILTIN_REF), which
+                               the inference core equals bit for bit, averaged in float32
 and in fixture.json the sequences' lengths and count.count(outputs, fps=15, at_phase=0.75,
 rel_start=True)'s events (frame indices), the same on a `gated` copy of the outputs (p(repeating)
 set to 0 on a fixed schedule, `gated_off`: many more turn-ons, so the counter's restart and credit
-replay are compared many times), with the model's sha256 (the Swift test says when the
-fixture is older than the embedded model). The model defaults to the one posewatch embeds
-(Sources/CRepetitionModel/repetition_phase.tflite); install_model.py runs this after installing.
+replay are compared many times), with the models' sha256s (the Swift test says when the fixture
+is older than the embedded models).
+
+`counter_runs`: the whole reference counter (counter.count_sequence with the default Config: the
+phase net for squats and jumping jacks, the rule for the other labels) on some of the sequences,
+with a fixed label (as `replay --action`) or a label timeline with unnamed stretches (null: no
+exercise named, as low_confidence; "other"), so the net's repetitions kept while no exercise is
+named and credited when one is are compared too. Each event: [time it happened (`at`), time it
+was counted, label, that label's count]. install_model.py runs this after installing.
 """
 from __future__ import annotations
 
@@ -34,11 +43,13 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))  # training/counter: counter.py, which imports learned.*
 import count as C  # noqa: E402
+import counter  # noqa: E402
 import gen  # noqa: E402
 import gen_sessions  # noqa: E402
+import phase_net  # noqa: E402
 
-MODEL = os.path.join(ROOT, "Sources", "CRepetitionModel", "repetition_phase.tflite")
 OUT = os.path.join(ROOT, "Tests", "ActionsTests", "Fixtures", "repetition_phase")
 WINDOW = 45
 FPS = 15.0
@@ -51,13 +62,6 @@ def gated_off(t):
     counter's gap: a restart and a credit replay), 8-frame ones (shorter: no restart) and
     15- and 16-frame ones (the gap itself: no restart; one more: a restart)."""
     return (t % 97 < 40) | (t % 53 < 8) | (t % 71 < 15) | (t % 89 < 16)
-
-
-def windows(x, window):
-    """evaluate_learned.windows (imported from there it would pull in the rule-based counter's
-    data modules): each frame's last `window` feature rows, zero rows before the start."""
-    padded = np.concatenate([np.zeros((window - 1, x.shape[1]), np.float32), x])
-    return padded[np.arange(len(x))[:, None] + np.arange(window)[None]]
 
 
 def generated(seed, countix):
@@ -76,6 +80,32 @@ def session(seed, countix):
     return poses[start:start + int(SESSION_SECONDS * FPS)]
 
 
+# The whole counter on some sequences: (sequence, label or timeline). A timeline is [start frame,
+# label] segments; null = no exercise named (low_confidence, starting up). The sessions' first set
+# starts 8 s in (120 frames): the first timeline names squats after the set began, flickers to
+# low_confidence, says "other" for longer than the label lag, leaves a set unnamed and names jumping
+# jacks late; the second leaves sets unnamed and names lunges (a rule label: the net's pending
+# repetitions are dropped, the rule's credited) and then squats.
+COUNTER_RUNS = [
+    ("generated_movenet", "squats"),
+    ("session_movenet", "jumping_jacks"),
+    ("session_countix", "lunges"),
+    ("session_movenet", [[0, None], [100, "other"], [150, None], [200, "squats"], [290, None], [297, "squats"],
+                         [360, "other"], [430, None], [520, "jumping_jacks"], [600, None], [640, "squats"]]),
+    ("session_countix", [[0, None], [190, "lunges"], [300, None], [420, "squats"], [470, "other"], [560, None],
+                         [620, "jumping_jacks"]]),
+]
+
+
+def timeline(label, frames):
+    if isinstance(label, str):
+        return label
+    labels = [None] * frames
+    for (start, name), following in zip(label, label[1:] + [[frames, None]]):
+        labels[start:following[0]] = [name] * (following[0] - start)
+    return labels
+
+
 SEQUENCES = [  # (name, source, poses)
     ("generated_movenet", "gen.make_sequence seed 7301", lambda: generated(7301, False)),
     ("generated_countix", "gen.make_sequence seed 7302", lambda: generated(7302, True)),
@@ -85,23 +115,14 @@ SEQUENCES = [  # (name, source, poses)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default=MODEL)
-    a = ap.parse_args()
-    from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_path=a.model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
-    it.allocate_tensors()
-    inp, out = it.get_input_details()[0], it.get_output_details()[0]
-    assert list(inp["shape"]) == [1, WINDOW, 27] and list(out["shape"]) == [1, 3], (inp["shape"], out["shape"])
-    all_poses, all_features, all_outputs, meta = [], [], [], []
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
+    net = phase_net.PhaseNet()
+    print("models: " + ", ".join(os.path.relpath(p, ROOT) for p in net.paths))
+    all_poses, all_features, all_outputs, meta, by_name = [], [], [], [], {}
     for name, source, make in SEQUENCES:
         poses = make().astype(np.float16)
         features = gen.features(poses.astype(np.float32))
-        outputs = np.zeros((len(features), 3), np.float32)
-        for t, x in enumerate(windows(features, WINDOW)):
-            it.set_tensor(inp["index"], x[None])
-            it.invoke()
-            outputs[t] = it.get_tensor(out["index"])[0]
+        outputs = net.outputs(poses.astype(np.float32))
         events = C.count(outputs, fps=FPS, at_phase=AT_PHASE, rel_start=True)
         gated = outputs.copy()
         gated[gated_off(np.arange(len(gated))), 2] = 0.0
@@ -113,19 +134,30 @@ def main():
         all_poses.append(poses)
         all_features.append(features)
         all_outputs.append(outputs)
+        by_name[name] = (poses, outputs)
         meta.append(dict(name=name, source=source, frames=len(poses), events=[int(e) for e in events],
                          gated_events=[int(e) for e in gated_events]))
+    runs = []
+    for name, label in COUNTER_RUNS:
+        poses, outputs = by_name[name]
+        c = counter.count_sequence(poses.astype(np.float32), timeline(label, len(poses)), fps=FPS, phase_outputs=outputs)
+        events = [[float(at), float(now), action, int(n)] for (now, action, n), at in zip(c.events, c.event_at)]
+        late = sum(1 for at, now, _, _ in events if now - at > 0.5)
+        print(f"counter on {name} with {label if isinstance(label, str) else 'a timeline'}: {len(events)} events "
+              f"({', '.join(f'{k} {sum(1 for e in events if e[2] == k)}' for k in sorted({e[2] for e in events}))}), {late} counted > 0.5 s late")
+        runs.append(dict(sequence=name, label=label, events=events))
     os.makedirs(OUT, exist_ok=True)
     np.save(os.path.join(OUT, "poses.npy"), np.concatenate(all_poses))
     np.save(os.path.join(OUT, "features.npy"), np.concatenate(all_features))
     np.save(os.path.join(OUT, "outputs.npy"), np.concatenate(all_outputs))
-    digest = hashlib.sha256(open(a.model, "rb").read()).hexdigest()
-    fixture = dict(model_sha256=digest, fps=FPS, at_phase=AT_PHASE, window=WINDOW, sequences=meta)
+    digests = [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in net.paths]
+    fixture = dict(model_sha256s=digests, fps=FPS, at_phase=AT_PHASE, window=WINDOW, sequences=meta,
+                   phase_labels=list(counter.Config().phase_labels), counter_runs=runs)
     with open(os.path.join(OUT, "fixture.json"), "w") as f:
         json.dump(fixture, f, indent=1)
         f.write("\n")
     size = sum(os.path.getsize(os.path.join(OUT, n)) for n in os.listdir(OUT))
-    print(f"wrote {os.path.relpath(OUT, ROOT)}: {size} bytes, model sha256 {digest}")
+    print(f"wrote {os.path.relpath(OUT, ROOT)}: {size} bytes, model sha256s {' '.join(digests)}")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,8 @@ public struct RepetitionPhaseEvent: Equatable, Sendable {
 }
 
 /// Counts repetitions in the phase net's output stream, causally, frame by frame. The Python
-/// reference is `count` in training/counter/learned/count.py (with `rel_start=True`, the default
-/// `p_smooth` 1: p(repeating) is used as the net gives it); RepetitionPhaseParityTests hold this
-/// type to its events.
+/// reference is `PhaseCounter` in training/counter/learned/count.py; RepetitionPhaseParityTests
+/// hold this type to its events.
 ///
 /// - p(repeating) switches the counter on above `repeatingOn` and off below `repeatingOff`
 ///   (hysteresis: the net's p flickers around one threshold).
@@ -56,10 +55,6 @@ public struct RepetitionPhaseCounter: ~Copyable {
         public var gapSeconds: Double = 1
         /// Where in the cycle a repetition is counted: 0.5 at the far pose, 1 back at rest.
         public var atPhase: Double = 0.75
-        /// The first mark is at least this share of a cycle after where counting starts.
-        public var minimumFirst: Double = 0
-        /// The first frame the phase is taken from needs a vector at least this long.
-        public var startMagnitude: Float = 0
 
         public init() {}
     }
@@ -143,14 +138,13 @@ public struct RepetitionPhaseCounter: ~Copyable {
         let phase = atan2f(output.sin, output.cos)
         let cycle = 2 * Double.pi
         guard let previous else {
-            guard magnitude >= parameters.startMagnitude else { return }
-            // rel_start: the first mark is the next `atPhase` crossing after the starting phase,
+            // The first mark is the next `atPhase` crossing after the starting phase,
             // taken in [0, 2π). The reference compares its float64 marks with the float32 phase
             // in float32 (numpy 2's scalar promotion): `Float(...)` below does the same.
             accumulated = Self.pythonRemainder(phase, Float(cycle))
             mark = cycle * parameters.atPhase
             while Float(mark - cycle) > accumulated { mark -= cycle }
-            while Float(mark) - accumulated <= Float(cycle * parameters.minimumFirst) { mark += cycle }
+            while Float(mark) - accumulated <= 0 { mark += cycle }
             self.previous = phase
             return
         }

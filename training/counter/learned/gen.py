@@ -104,7 +104,7 @@ def _segment(rng, b, rep, n, fps):
     return p, phase
 
 
-def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=0.0, zoom_share=0.0):
+def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, zoom_share=0.0):
     """-> dict(poses float32[T,17,3] (pixels or Countix-normalised), rep, phase, mask, countix)."""
     b = random_body(rng)
     T = int(rng.uniform(*seconds) * fps)
@@ -114,26 +114,12 @@ def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, oneoff=
     rep = rng.random() < 0.5
     sparse = rng.random() < 0.35  # long non-exercise stretches (Countix's sparse videos)
     while total < T:
-        oneoff_now = False
         if rep:
             n = int(rng.uniform(3, 30) * fps)
         else:
             n = int((rng.uniform(5, 30) if sparse else rng.uniform(1.5, 10)) * fps)
-            # a single exercise-like move between sets (one squat-like bend, one press, a lunge
-            # step): not a set, so not repeating (opt-in: no RNG draw when oneoff = 0)
-            oneoff_now = oneoff > 0 and rng.random() < oneoff
         ov = int(rng.uniform(0.4, 1.5) * fps)
-        if oneoff_now:
-            p, ph1 = _segment(rng, b, True, n + ov, fps)
-            k = int(np.searchsorted(ph1 - ph1[0], rng.uniform(0.8, 1.4)))
-            k = min(max(k, int(1.0 * fps)), n + ov)
-            rest = {key: (v[k - 1] if isinstance(v, np.ndarray) and v.shape == (n + ov,) else v) for key, v in p.items()}
-            for key, v in p.items():  # after the move: held still at its last pose
-                if isinstance(v, np.ndarray) and v.shape == (n + ov,):
-                    v[k:] = rest[key]
-            phase = None
-        else:
-            p, phase = _segment(rng, b, rep, n + ov, fps)
+        p, phase = _segment(rng, b, rep, n + ov, fps)
         p["yaw"] = p["yaw"] + heading + (rng.uniform(-40, 40) if rng.random() < 0.3 else 0.0)
         w = fk(p, b)
         horiz = float(np.mean(np.abs(p["pitch"]) > 45))
@@ -221,16 +207,6 @@ def to_countix(rng, k):
     return out
 
 
-_BONES = [(5, 6), (11, 12), (5, 11), (6, 12), (5, 7), (7, 9), (6, 8), (8, 10), (11, 13), (13, 15), (12, 14), (14, 16)]
-
-
-def _bone_ratio(now, before):
-    (p1, c1), (p0, c0) = now, before
-    r = [float(np.hypot(*(p1[a] - p1[b]))) / float(np.hypot(*(p0[a] - p0[b]))) for a, b in _BONES
-         if c1[a] and c1[b] and c0[a] and c0[b] and np.hypot(*(p0[a] - p0[b])) > 0 and np.hypot(*(p1[a] - p1[b])) > 0]
-    return float(np.median(r)) if len(r) >= 3 else 1.0
-
-
 def features(poses, min_score=0.3, min_visible=7, gap_frames=30):
     """float32[T,17,3] -> float32[T, 27]: counter.py's 26 mirror-invariant features (joints held at
     their last confident position, box-centred, divided by the box's larger side) and a usable flag.
@@ -246,8 +222,6 @@ def features(poses, min_score=0.3, min_visible=7, gap_frames=30):
     missing = 0
     li = [p[0] for p in PAIRS]
     ri = [p[1] for p in PAIRS]
-    zoom = float(os.environ.get("FEAT_ZOOM", "0"))  # learned9: forget held joints on a camera zoom/cut (counter.py's check)
-    hist = []
     for t in range(T):
         conf = poses[t, :, 2] >= min_score
         if conf[BODY].sum() < min_visible:
@@ -258,15 +232,6 @@ def features(poses, min_score=0.3, min_visible=7, gap_frames=30):
             out[t, :N_FEAT] = last
             continue
         missing = 0
-        if zoom > 0:
-            hist.append((poses[t, :, :2].astype(np.float64), conf))
-            if len(hist) > 3:
-                hist.pop(0)
-            if len(hist) == 3:
-                r1, r2 = _bone_ratio(hist[1], hist[0]), _bone_ratio(hist[2], hist[0])
-                if (r1 > zoom and r2 > zoom) or (r1 < 1 / zoom and r2 < 1 / zoom):
-                    seen[:] = False
-                    hist = [hist[-1]]
         upd = conf & body
         held[upd] = poses[t, upd, :2]
         seen |= upd

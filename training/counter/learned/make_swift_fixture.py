@@ -17,8 +17,8 @@ sets and pauses; again one of each form). For each, per frame:
                                posewatch embeds) on a zero-started 45-frame window, one LiteRT
                                invoke per frame with the reference kernels (BUILTIN_REF), which
                                the inference core equals bit for bit, averaged in float32
-and in fixture.json the sequences' lengths and count.count(outputs, fps=15, at_phase=0.75,
-rel_start=True)'s events (frame indices), the same on a `gated` copy of the outputs (p(repeating)
+and in fixture.json the sequences' lengths and count.count(outputs, fps=15, at_phase=0.75)'s
+events (frame indices), the same on a `gated` copy of the outputs (p(repeating)
 set to 0 on a fixed schedule, `gated_off`: many more turn-ons, so the counter's restart and credit
 replay are compared many times), with the models' sha256s (the Swift test says when the fixture
 is older than the embedded models).
@@ -123,10 +123,10 @@ def main():
         poses = make().astype(np.float16)
         features = gen.features(poses.astype(np.float32))
         outputs = net.outputs(poses.astype(np.float32))
-        events = C.count(outputs, fps=FPS, at_phase=AT_PHASE, rel_start=True)
+        events = C.count(outputs, fps=FPS, at_phase=AT_PHASE)
         gated = outputs.copy()
         gated[gated_off(np.arange(len(gated))), 2] = 0.0
-        gated_events = C.count(gated, fps=FPS, at_phase=AT_PHASE, rel_start=True)
+        gated_events = C.count(gated, fps=FPS, at_phase=AT_PHASE)
         unusable = features[:, -1] == 0
         runs = np.diff(np.flatnonzero(np.diff(np.concatenate([[0], unusable.astype(int), [0]]))))[::2]
         print(f"{name}: {len(poses)} frames, {unusable.mean():.2f} unusable (longest run {runs.max() if len(runs) else 0}), "

@@ -1,10 +1,10 @@
-"""Trains the learned counter's network on generated sequences only (gen.py; seventh round, issue 9).
+"""Trains the phase net on generated sequences only (gen.py, gen_sessions.py; README.md here).
 
 Per frame, from the last WINDOW frames of the 26 pose features and the usable flag, it predicts
 (cos φ, sin φ) of the repetition phase (φ = 0 rest, π the far pose) and p(repeating). The counter
 (count.py) accumulates the unwrapped phase while p(repeating) is high.
 
-    /work/venv-train/bin/python training/counter/learned/train_net.py --out /tmp/cnt7/model   # a few minutes
+    python training/counter/learned/train_net.py --sessions 300 --steps 15000 --out DIR   # about 5 minutes
 
 Deterministic from --seed (TensorFlow op determinism, one thread). Nothing here reads ../shared.
 """
@@ -22,9 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
-WINDOW = 45  # default, 3 s at 15 fps: one slow repetition (0.3 reps/s) nearly fits (--window)
+WINDOW = 45  # 3 s at 15 fps: one slow repetition (0.3 reps/s) nearly fits
 N_IN = gen.N_FEAT + 1
-SCALED = False  # --scaled: also the scale-normalised motion as input
 
 
 def stack(seqs):
@@ -47,44 +46,14 @@ def stack(seqs):
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ends)
 
 
-def build(tf, widths=(32, 32, 48, 48), dense=64):
-    k = tf.keras
-    if WINDOW > 60:
-        return build_long(tf, widths, dense)
-    inp = k.Input((WINDOW, N_IN), name="features")
-    feats = inp[..., :gen.N_FEAT]
-    # The window's own mean removed: the motion, whatever the posture; the raw features keep the
-    # posture (lying, plank, standing), which says which end of the motion is the rest.
-    centred = feats - k.ops.mean(feats, axis=1, keepdims=True)
-    parts = [centred, inp]
-    if SCALED:
-        # the motion divided by its own size over the window: a bench press that barely moves the
-        # joints looks like any other repetition (the rule-based counter's thresholds are likewise
-        # shares of the window's range)
-        size = k.ops.sqrt(k.ops.mean(k.ops.square(centred), axis=(1, 2), keepdims=True))
-        parts.append(centred / (size + 0.01))
-    x = k.layers.Concatenate()(parts)
-    x = k.layers.Conv1D(widths[0], 5, activation="relu")(x)
-    x = k.layers.Conv1D(widths[1], 5, dilation_rate=2, activation="relu")(x)
-    x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(widths[2], 3, activation="relu")(x)
-    x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(widths[3], 3, activation="relu")(x)
-    x = k.layers.Flatten()(x)  # keeps where in the window things happened: the phase is "now"
-    x = k.layers.Dense(dense, activation="relu")(x)
-    ph = k.layers.Dense(2)(x)
-    p = k.layers.Dense(1, activation="sigmoid")(x)
-    return k.Model(inp, k.layers.Concatenate(name="phase_rep")([ph, p]))
-
-
 def build_core(tf, widths=(32, 32, 48, 48), dense=64, batch=None):
-    """--core (learned8): the same net written so that its int8 TFLite file has posewatch's
-    inference-core operators only (Sources/InferenceCore/Operators): no slicing of the input (the
-    window mean is removed from all N_IN channels, the usable flag's too, instead of the 26
-    features), convolutions as Conv2D over [batch, T, 1, C] (no Conv1D EXPAND_DIMS/RESHAPE pairs),
-    the dilated kernel-5 convolution as a plain kernel-9 one (same receptive field and output
-    length; dilation lowers to SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND), and static Reshapes instead
-    of Flatten (no SHAPE / STRIDED_SLICE / PACK when converted with batch=1, as export.py does)."""
+    """The net, written so that its int8 TFLite file has posewatch's inference-core operators only
+    (Sources/InferenceCore/Operators). The window's own mean is removed from every channel (the
+    motion, whatever the posture) and the raw rows kept beside it (the posture: lying, plank,
+    standing says which end of the motion is the rest); convolutions over time as Conv2D over
+    [batch, T, 1, C]; static Reshapes instead of Flatten (no SHAPE / STRIDED_SLICE / PACK when
+    converted with batch=1, as export.py does), keeping where in the window things happened: the
+    phase asked for is the last frame's."""
     k = tf.keras
     inp = k.Input((WINDOW, N_IN), batch_size=batch, name="features")
     centred = inp - k.ops.mean(inp, axis=1, keepdims=True)
@@ -103,28 +72,6 @@ def build_core(tf, widths=(32, 32, 48, 48), dense=64, batch=None):
     return k.Model(inp, k.layers.Concatenate(name="phase_rep")([ph, p]))
 
 
-def build_long(tf, widths, dense):
-    """A longer window (6 s: two cycles of a slow set, what tells a set from one move) at the
-    same cost per frame: a pooling after each convolution."""
-    k = tf.keras
-    inp = k.Input((WINDOW, N_IN), name="features")
-    feats = inp[..., :gen.N_FEAT]
-    centred = feats - k.ops.mean(feats, axis=1, keepdims=True)
-    x = k.layers.Concatenate()([centred, inp])
-    x = k.layers.Conv1D(widths[0], 5, activation="relu")(x)
-    x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(widths[1], 5, activation="relu")(x)
-    x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(widths[2], 3, activation="relu")(x)
-    x = k.layers.MaxPooling1D(2)(x)
-    x = k.layers.Conv1D(widths[3], 3, activation="relu")(x)
-    x = k.layers.Flatten()(x)
-    x = k.layers.Dense(dense, activation="relu")(x)
-    ph = k.layers.Dense(2)(x)
-    p = k.layers.Dense(1, activation="sigmoid")(x)
-    return k.Model(inp, k.layers.Concatenate(name="phase_rep")([ph, p]))
-
-
 def loss_fn(tf):
     def loss(y, out):
         cs, rep, wph, mask = y[:, :2], y[:, 2], y[:, 3], y[:, 4]
@@ -136,7 +83,6 @@ def loss_fn(tf):
 
 
 def main():
-    global WINDOW
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=20261207)
     ap.add_argument("--sequences", type=int, default=1200)
@@ -144,23 +90,16 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--countix-share", type=float, default=0.5)
     ap.add_argument("--out", default="/tmp/cnt7/model")
-    ap.add_argument("--window", type=int, default=WINDOW)
     ap.add_argument("--widths", default="32,32,48,48")
     ap.add_argument("--dense", type=int, default=64)
-    ap.add_argument("--scaled", action="store_true")
-    ap.add_argument("--core", action="store_true", help="learned8: build_core (inference-core operators only)")
-    ap.add_argument("--zoom-share", type=float, default=0.0, help="round 14: share of sequences with camera zoom spans (gen.zoom_spans)")
-    ap.add_argument("--oneoff", type=float, default=0.0, help="share of non-exercise segments that are one exercise-like move")
-    ap.add_argument("--sessions", type=int, default=0, help="learned7: also this many sequences from today's sessions.py (gen_sessions.py)")
+    ap.add_argument("--zoom-share", type=float, default=0.0, help="share of sequences with camera zoom spans (gen.zoom_spans)")
+    ap.add_argument("--sessions", type=int, default=0, help="also this many sequences from ../sessions.py (gen_sessions.py)")
     ap.add_argument("--sessions-seed", type=int, default=9100000)
     ap.add_argument("--sessions-countix", type=float, default=0.3)
     a = ap.parse_args()
-    WINDOW = a.window
-    global SCALED
-    SCALED = a.scaled
     t0 = time.time()
-    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share, oneoff=a.oneoff, zoom_share=a.zoom_share)
-    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share, oneoff=a.oneoff, zoom_share=a.zoom_share)
+    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share, zoom_share=a.zoom_share)
+    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share, zoom_share=a.zoom_share)
     if a.sessions:
         import gen_sessions
         tr += gen_sessions.dataset(a.sessions_seed, a.sessions, a.sessions_countix)
@@ -176,11 +115,7 @@ def main():
     tf.keras.utils.set_random_seed(a.seed)
     tf.config.experimental.enable_op_determinism()
     widths = tuple(int(w) for w in a.widths.split(","))
-    if a.core:
-        assert WINDOW <= 60 and not SCALED, "--core: the default (short-window, unscaled) net only"
-        model = build_core(tf, widths, a.dense)
-    else:
-        model = build(tf, widths, a.dense)
+    model = build_core(tf, widths, a.dense)
     lr = tf.keras.optimizers.schedules.CosineDecay(2e-3, a.steps, alpha=0.05)
     model.compile(tf.keras.optimizers.Adam(lr), loss_fn(tf))
     print(f"parameters {model.count_params()}", flush=True)
@@ -204,10 +139,9 @@ def main():
                   f"({time.time() - t0:.0f}s)", flush=True)
     os.makedirs(a.out, exist_ok=True)
     model.save(os.path.join(a.out, "model.keras"))
-    if a.core:
-        import json
-        json.dump({"core": True, "window": WINDOW, "widths": list(widths), "dense": a.dense},
-                  open(os.path.join(a.out, "build.json"), "w"))
+    import json
+    json.dump({"core": True, "window": WINDOW, "widths": list(widths), "dense": a.dense},
+              open(os.path.join(a.out, "build.json"), "w"))
     print(f"saved {a.out}/model.keras in {time.time() - t0:.0f}s")
 
 

@@ -152,13 +152,14 @@ enum KeypointDatasets {
     }
 
     /// Runs a sequence with the label fixed (as `replay --action`) and returns the count.
-    static func count(_ sequence: Sequence) -> Int {
-        count(sequence, action: label(for: sequence.datasetLabel))
+    static func count(_ sequence: Sequence) throws -> Int {
+        try count(sequence, action: label(for: sequence.datasetLabel))
     }
 
-    /// Runs a sequence with `action` fixed and returns the count.
-    static func count(_ sequence: Sequence, action: ActionLabel) -> Int {
-        let counter = RepetitionCounter()
+    /// Runs a sequence with `action` fixed and returns the count: the counter as posewatch runs it,
+    /// with the built-in phase net for its labels.
+    static func count(_ sequence: Sequence, action: ActionLabel) throws -> Int {
+        let counter = RepetitionCounter(phaseNet: try RepetitionPhaseNet.embedded())
         for (index, pose) in sequence.poses.enumerated() {
             _ = counter.process(timestamp: Double(index) / 15, pose: pose, action: action)
         }

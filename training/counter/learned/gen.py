@@ -261,14 +261,3 @@ def dataset(seed, n, **kw):
         s["x"] = features(s.pop("poses"))
         seqs.append(s)
     return seqs
-
-
-if __name__ == "__main__":
-    import time
-    t0 = time.time()
-    seqs = dataset(1, 5)
-    for s in seqs:
-        T = len(s["x"])
-        print(T, f"rep {s['rep'].mean():.2f}", f"reps {np.nanmax(s['phase']) - np.nanmin(s['phase']) if np.isfinite(s['phase']).any() else 0:.1f}",
-              f"usable {s['x'][:, -1].mean():.2f}", "countix" if s["countix"] else "movenet")
-    print(f"{time.time() - t0:.1f}s")

@@ -49,12 +49,3 @@ def dataset(first_seed, n, countix_share=0.3):
         s["x"] = gen.features(s.pop("poses"))
         out.append(s)
     return out
-
-
-if __name__ == "__main__":
-    import time
-    t0 = time.time()
-    d = dataset(9100000, 3)
-    for s in d:
-        print(len(s["x"]), f"rep {s['rep'].mean():.2f}", f"reps {np.nanmax(s['phase']):.1f}", s["countix"])
-    print(f"{time.time() - t0:.1f}s")

@@ -37,7 +37,11 @@ public struct RepetitionPhaseEvent: Equatable, Sendable {
 ///   counter keeps the outputs of those frames in a ring for this.
 ///
 /// Arithmetic follows the reference's precision: numpy keeps the phase in float32 and the marks in
-/// float64 (Python floats), comparing them in float32; so does this type, so events match exactly.
+/// float64 (Python floats), comparing them in float32; so does this type. The angle itself comes
+/// from the C library's `atan2f`, which differs from numpy's float32 `arctan2` by one ulp on about
+/// half of the fixture's frames (and aarch64's glibc from x86-64's on about 0.1 % of inputs): a
+/// crossing decided by one ulp would move one event by one frame. None does on the fixture or
+/// through replay (events equal on every sequence compared).
 /// Every buffer is allocated in `init`; `process` does not allocate. Not thread-safe.
 public struct RepetitionPhaseCounter: ~Copyable {
     /// The counter's parameters; the defaults are count.py's, with the repetition counted at three

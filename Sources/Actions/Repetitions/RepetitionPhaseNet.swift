@@ -58,7 +58,7 @@ public struct RepetitionPhaseNet: ~Copyable {
     /// How many models are averaged.
     public var modelCount: Int { interpreters.count }
 
-    /// Loads the model at `path` (tests, a model given in the configuration).
+    /// Loads the model at `path` (tests, and a net to try before installing it).
     public init(modelPath: String, registry: KernelRegistry = KernelRegistry()) throws(RepetitionPhaseModelError) {
         try self.init(modelPaths: [modelPath], registry: registry)
     }

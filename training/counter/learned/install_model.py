@@ -77,7 +77,7 @@ def main():
             f.write(blob)
         digests.append(hashlib.sha256(blob).hexdigest())
         print(f"installed: {os.path.relpath(target, ROOT)} {len(blob)} bytes sha256 {digests[-1]}")
-    for stale in TARGETS[len(blobs):] + [os.path.join(INSTALLED, "repetition_phase.tflite")]:
+    for stale in TARGETS[len(blobs):]:
         if os.path.exists(stale):
             os.remove(stale)
             print(f"removed: {os.path.relpath(stale, ROOT)}")

@@ -51,9 +51,9 @@ import gen_sessions  # noqa: E402
 import phase_net  # noqa: E402
 
 OUT = os.path.join(ROOT, "Tests", "ActionsTests", "Fixtures", "repetition_phase")
-WINDOW = 45
+WINDOW = phase_net.WINDOW
 FPS = 15.0
-AT_PHASE = 0.75
+AT_PHASE = C.AT_PHASE
 SESSION_SECONDS = 45.0
 
 

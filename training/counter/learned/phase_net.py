@@ -55,13 +55,12 @@ class PhaseNet:
         path = os.path.join(CACHE, f"{self.tag}_{key}.npy")
         if os.path.exists(path):
             return np.load(path)
-        x = gen.features(poses)
-        padded = np.concatenate([np.zeros((WINDOW - 1, x.shape[1]), np.float32), x])
+        windows = gen.windows(gen.features(poses), WINDOW)
         total = None
         for it, inp, out in self.interpreters:
-            ys = np.zeros((len(x), 3), np.float32)
-            for t in range(len(x)):
-                it.set_tensor(inp, padded[None, t:t + WINDOW])
+            ys = np.zeros((len(windows), 3), np.float32)
+            for t in range(len(windows)):
+                it.set_tensor(inp, windows[t:t + 1])
                 it.invoke()
                 ys[t] = it.get_tensor(out)[0]
             total = ys if total is None else total + ys

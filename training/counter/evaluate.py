@@ -1,7 +1,7 @@
 """Repetition-count evaluation for issue 9: MAE (mean |pred − gt| / gt) and OBO (share |pred − gt| ≤ 1).
 
     # Countix-Fitness and Penn Action through the Python reference counter (counter.py):
-    python training/counter/evaluate.py countix [--rows] [--config "interval_ratio=0.5"] [--phase 1]
+    python training/counter/evaluate.py countix [--rows] [--config "hysteresis=0.3"] [--phase 1]
     python training/counter/evaluate.py penn
 
     # The same through the Swift counter: the evaluation tests write per-sequence counts,
@@ -70,7 +70,7 @@ def countix_rows(predict):
 
 
 def config_from(text):
-    """`--config "interval_ratio=0.5, hysteresis=0.3"` → counter.Config overrides (a variant run).
+    """`--config "hysteresis=0.3, window_s=4.0"` → counter.Config overrides (a variant run).
     Values are Python literals (numbers, strings, tuples, None, booleans); nothing is evaluated."""
     import counter
     if not text:
@@ -715,7 +715,7 @@ def main():
     sub = ap.add_subparsers(dest="what", required=True)
     p = sub.add_parser("countix")
     p.add_argument("--rows", action="store_true")
-    p.add_argument("--config", default="", help='counter.Config overrides, e.g. "interval_ratio=0.5"')
+    p.add_argument("--config", default="", help='counter.Config overrides, e.g. "hysteresis=0.3"')
     p.add_argument("--phase", type=int, default=0,
                    help="source frames to shift the 30 → 15 fps subsampling by (1: the odd frames)")
     p.set_defaults(fn=cmd_countix)

@@ -193,6 +193,9 @@ def score_repcount(results, show_rows=False, title="repcount_half, label fixed")
     line("all", used)
     for half in ("tune", "report"):
         line(f"{half} half", [(q, e) for q, e in used if q.half == half])
+    # the classes posewatch names (squats, jumping jacks, push-ups); the rest count under a stand-in label
+    for half in ("tune", "report"):
+        line(f"{half} half, our exercises", [(q, e) for q, e in used if q.half == half and q.action])
     by = collections.defaultdict(list)
     for q, e in used:
         by[q.dataset_label].append((q, e))

@@ -139,15 +139,16 @@ enum KeypointDatasets {
     }
 
     /// The label `replay --action` gets for a dataset class (`training/counter/data.py`: Countix's
-    /// and Penn's classes that are ours get their own label; the others `burpees`, a countable label
-    /// without a per-action cue, so the counter's generic path counts them).
+    /// and Penn's classes that are ours get their own label; the others `push_ups`, a countable
+    /// label the rule counts without a per-action cue, so the counter's generic path counts them;
+    /// `burpees` until the phase net took them over).
     static func label(for datasetLabel: String) -> ActionLabel {
         switch datasetLabel {
         case "squat": .squats
         case "lunge": .lunges
         case "push_up", "pushup": .pushUps
         case "jumping_jacks": .jumpingJacks
-        default: .burpees
+        default: .pushUps
         }
     }
 

@@ -30,10 +30,11 @@ SOURCE_FPS = 30.0
 COUNTIX_ACTION = {"squat": "squats", "lunge": "lunges", "push_up": "push_ups"}
 REPCOUNT_ACTION = {"squat": "squats", "push_up": "push_ups", "jumping_jacks": "jumping_jacks"}
 PENN_ACTION = {"squat": "squats", "pushup": "push_ups", "jumping_jacks": "jumping_jacks"}
-# The fixed label for a class that is none of ours: one of the countable labels that has no
-# per-action cue (counter.Config.leg_cue gates squats and lunges only), so the counter's generic
-# path counts it. Before the cue it did not matter which countable label was used.
-GENERIC_LABEL = "burpees"
+# The fixed label for a class that is none of ours: a countable label that the rule counts without a
+# per-action cue (counter.Config.leg_cue gates squats and lunges only; the phase net counts
+# Config.phase_labels), so the counter's generic path counts it. Burpees until round 16, when the
+# phase net took them over: a bench press or a sit-up is measured with the same rule as before.
+GENERIC_LABEL = "push_ups"
 
 
 # A sequence whose labelled repetitions, spread over the whole video, come slower than one per

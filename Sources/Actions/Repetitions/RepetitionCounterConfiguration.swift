@@ -28,8 +28,9 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// without one every label is counted by the rule). The net's repetitions count for these
     /// labels, are kept for the set while no exercise is named and credited when one of these is
     /// named, as the rule's are; the rule's repetitions of these labels are not counted. Python:
-    /// `Config.phase_labels`.
-    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks]
+    /// `Config.phase_labels`. Burpees joined squats and jumping jacks when the net counted the
+    /// generated sessions' burpees far better than the rule (`training/counter/README.md`, round 16).
+    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees]
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

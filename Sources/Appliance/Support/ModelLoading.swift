@@ -57,7 +57,7 @@ enum ModelLoading {
     }
 
     /// The repetition counter `run` and `replay` use: the phase net built into this binary counts
-    /// its labels (squats, jumping jacks), the rule the others. A net that does not load is an
+    /// its labels (squats, jumping jacks, burpees), the rule the others. A net that does not load is an
     /// installation problem, as the built-in classifier's would be (exit 78).
     static func repetitionCounter() throws(ModelLoadingError) -> RepetitionCounter {
         do {

@@ -24,7 +24,7 @@ replay are compared many times), with the models' sha256s (the Swift test says w
 is older than the embedded models).
 
 `counter_runs`: the whole reference counter (counter.count_sequence with the default Config: the
-phase net for squats and jumping jacks, the rule for the other labels) on some of the sequences,
+phase net for squats, jumping jacks and burpees, the rule for the other labels) on some of the sequences,
 with a fixed label (as `replay --action`) or a label timeline with unnamed stretches (null: no
 exercise named, as low_confidence; "other"), so the net's repetitions kept while no exercise is
 named and credited when one is are compared too. Each event: [time it happened (`at`), time it
@@ -90,6 +90,7 @@ COUNTER_RUNS = [
     ("generated_movenet", "squats"),
     ("session_movenet", "jumping_jacks"),
     ("session_countix", "lunges"),
+    ("generated_countix", "burpees"),
     ("session_movenet", [[0, None], [100, "other"], [150, None], [200, "squats"], [290, None], [297, "squats"],
                          [360, "other"], [430, None], [520, "jumping_jacks"], [600, None], [640, "squats"]]),
     ("session_countix", [[0, None], [190, "lunges"], [300, None], [420, "squats"], [470, "other"], [560, None],

@@ -89,9 +89,9 @@ import Capture
 
     @Test func creditAndGapAreRoundedToFramesAsPythonRounds() {
         let fifteen = RepetitionPhaseCounter()
-        #expect(fifteen.creditFrames == 15 && fifteen.gapFrames == 15)
+        #expect(fifteen.creditFrames == 8 && fifteen.gapFrames == 15, "round(7.5) is 8 in Python")
         let thirty = RepetitionPhaseCounter(frameRate: FrameRate(framesPerSecond: 30)!)
-        #expect(thirty.creditFrames == 30)
+        #expect(thirty.creditFrames == 15)
         var parameters = RepetitionPhaseCounter.Parameters()
         parameters.creditSeconds = 0.5
         parameters.gapSeconds = 0.7
@@ -116,13 +116,13 @@ import Capture
         let period = 30  // 2 s a repetition at 15 fps: 12° a frame
         for frame in 0..<300 {
             let phase = 2 * Double.pi * Double(frame) / Double(period)
-            let repeating: Float = frame < 37 ? 0.5 : 0.9  // the net decides on frame 37
+            let repeating: Float = frame < 30 ? 0.5 : 0.9  // the net decides on frame 30
             events += counter.process(RepetitionPhaseOutput(cos: Float(cos(phase)), sin: Float(sin(phase)), repeating: repeating))
         }
-        // Counting starts 15 frames back, on frame 22 (264°): the first mark is 270°, passed on
-        // frame 23 (276°) and credited on frame 37. Starting a frame later (276°) would put the
+        // Counting starts 8 frames (0.5 s) back, on frame 22 (264°): the first mark is 270°, passed
+        // on frame 23 (276°) and credited on frame 30. Starting a frame later (276°) would put the
         // first mark a cycle on, at frame 53.
-        #expect(events.first == RepetitionPhaseEvent(frame: 23, creditedFrame: 37))
+        #expect(events.first == RepetitionPhaseEvent(frame: 23, creditedFrame: 30))
         #expect(events.count == 10)
         #expect(zip(events, events.dropFirst()).allSatisfy { $1.frame - $0.frame == period && $1.frame == $1.creditedFrame })
     }

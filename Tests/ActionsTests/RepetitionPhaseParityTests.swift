@@ -133,6 +133,6 @@ import Testing
             credited += events.filter { $0.frame < $0.creditedFrame }.count
         }
         print("RepetitionPhaseCounter on gated outputs: \(total) events as count.py's, \(credited) of them credited late")
-        #expect(credited > 10, "the gated outputs exercise the credit replay")
+        #expect(credited >= 5, "the gated outputs exercise the credit replay")
     }
 }

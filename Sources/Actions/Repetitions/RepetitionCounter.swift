@@ -42,7 +42,7 @@ import PoseEstimation
 /// on every frame, person or not, and says where in a repetition the person is (an angle going
 /// round once per repetition) and how likely they are repeating at all; `RepetitionPhaseCounter`
 /// counts one repetition each time that angle comes round to three quarters of a cycle while the
-/// net says they are repeating, and credits up to a second back when it has just decided they are.
+/// net says they are repeating, and credits up to half a second back when it has just decided they are.
 /// Such a repetition is handled like the rule's: counted at once under one of those labels, kept
 /// for the set while no exercise is named, ignored under another exercise's label (the rule
 /// counts those). The rule's own repetitions of the net's labels are never counted then. The

@@ -53,8 +53,10 @@ public struct RepetitionPhaseCounter: ~Copyable {
         public var repeatingOff: Float = 0.4
         /// Frames whose (cos, sin) is shorter than this are skipped (the phase is unknown there).
         public var minimumMagnitude: Float = 0.3
-        /// How far back counting reaches when p turns on (seconds).
-        public var creditSeconds: Double = 1
+        /// How far back counting reaches when p turns on (seconds). Half a second: a whole second
+        /// sometimes counted a repetition that ended more than a second before (the bound
+        /// for an event); half keeps the generated sessions' counts (round 16).
+        public var creditSeconds: Double = 0.5
         /// Off for longer than this (seconds) forgets the phase.
         public var gapSeconds: Double = 1
         /// Where in the cycle a repetition is counted: 0.5 at the far pose, 1 back at rest.

@@ -22,7 +22,7 @@ import numpy as np
 AT_PHASE = 0.75
 
 
-def count(out, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=1.0, gap_s=1.0, at_phase=AT_PHASE):
+def count(out, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=0.5, gap_s=1.0, at_phase=AT_PHASE):
     """-> list of the frame indices repetitions are counted on."""
     counter = PhaseCounter(fps, p_on, p_off, min_mag, credit_s, gap_s, at_phase)
     return [e for row in np.asarray(out, np.float32) for e in counter.step(row)]
@@ -33,7 +33,7 @@ class PhaseCounter:
     and returns the frame indices of the repetitions counted on it (a credit replay can count
     repetitions of earlier frames now)."""
 
-    def __init__(self, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=1.0, gap_s=1.0, at_phase=AT_PHASE):
+    def __init__(self, fps=15.0, p_on=0.6, p_off=0.4, min_mag=0.3, credit_s=0.5, gap_s=1.0, at_phase=AT_PHASE):
         self.p_on, self.p_off, self.min_mag, self.at_phase = p_on, p_off, min_mag, at_phase
         self.credit = int(round(credit_s * fps))
         self.gap = int(round(gap_s * fps))

@@ -53,9 +53,10 @@ public struct RepetitionPhaseCounter: ~Copyable {
         public var repeatingOff: Float = 0.4
         /// Frames whose (cos, sin) is shorter than this are skipped (the phase is unknown there).
         public var minimumMagnitude: Float = 0.3
-        /// How far back counting reaches when p turns on (seconds). Half a second: a whole second
-        /// sometimes counted a repetition that ended more than a second before (the issue's bound
-        /// for an event); half keeps the generated sessions' counts (round 16).
+        /// How far back counting reaches when p turns on (seconds). Half a second: with a whole
+        /// second, a repetition that had ended more than a second before was sometimes counted
+        /// (issue 23 wants every event within 1 s); half keeps the generated sessions' counts
+        /// (`training/counter/README.md`, round 16).
         public var creditSeconds: Double = 0.5
         /// Off for longer than this (seconds) forgets the phase.
         public var gapSeconds: Double = 1

@@ -1043,7 +1043,7 @@ private final class PhaseNetPath {
     func reset() {
         features.reset()
         net.reset()
-        counter = RepetitionPhaseCounter(frameRate: counter.frameRate, parameters: counter.parameters)
+        counter.reset()
         frame = -1
         pendingCount = 0
     }

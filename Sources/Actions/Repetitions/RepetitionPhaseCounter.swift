@@ -111,6 +111,19 @@ public struct RepetitionPhaseCounter: ~Copyable {
         events.deallocate()
     }
 
+    /// Back to the state `init` left it in (as at the start of a stream), keeping its buffers: a
+    /// new counter would allocate them again.
+    public mutating func reset() {
+        history.update(repeating: RepetitionPhaseOutput(cos: 0, sin: 0, repeating: 0))
+        eventCount = 0
+        frame = 0
+        active = false
+        offSince = nil
+        accumulated = 0
+        mark = 0
+        previous = nil
+    }
+
     /// Takes the net's output for the next frame and returns the repetitions counted on it (valid
     /// until the next call; usually none, one at a time, a few when p turns on and the frames
     /// before are credited).

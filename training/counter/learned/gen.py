@@ -252,12 +252,28 @@ def windows(x, window):
     return padded[np.arange(len(x))[:, None] + np.arange(window)[None]]
 
 
-def dataset(seed, n, **kw):
-    """n sequences -> list of dicts with 'x' (features) added and poses dropped (memory)."""
+def start_crop(rng, seq, max_seconds=10.0, fps=FPS):
+    """A stream that opens mid-exercise (a clip cut from a longer video, a camera switched on while
+    someone is already in the plank): drops the first 0–`max_seconds` of every per-frame array of
+    `seq` (poses or features, targets), keeping at least 3 s. In place."""
+    T = len(seq["rep"])
+    cut = min(int(rng.uniform(0.0, max_seconds) * fps), max(0, T - 3 * int(fps)))
+    for key in ("poses", "x", "rep", "phase", "mask"):
+        if key in seq:
+            seq[key] = seq[key][cut:]
+
+
+def dataset(seed, n, start_crop_share=0.0, **kw):
+    """n sequences -> list of dicts with 'x' (features) added and poses dropped (memory). A share
+    `start_crop_share` of them opens mid-exercise (`start_crop`), drawn from a random stream of its
+    own so that the sequences themselves do not change with the share."""
     rng = np.random.default_rng(seed)
+    crop_rng = np.random.default_rng(seed + 7_000_000)
     seqs = []
     for _ in range(n):
         s = make_sequence(rng, **kw)
+        if crop_rng.random() < start_crop_share:
+            start_crop(crop_rng, s)
         s["x"] = features(s.pop("poses"))
         seqs.append(s)
     return seqs

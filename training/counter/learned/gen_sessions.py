@@ -41,11 +41,14 @@ def session_sequence(seed, countix=False):
     return dict(poses=k.astype(np.float32), rep=rep, phase=phase, mask=mask, countix=countix)
 
 
-def dataset(first_seed, n, countix_share=0.3):
+def dataset(first_seed, n, countix_share=0.3, start_crop_share=0.0):
     rng = np.random.default_rng(first_seed)
+    crop_rng = np.random.default_rng(first_seed + 7_000_000)  # gen.dataset's reason: its own stream
     out = []
     for i in range(n):
         s = session_sequence(first_seed + i, countix=rng.random() < countix_share)
+        if crop_rng.random() < start_crop_share:
+            gen.start_crop(crop_rng, s)
         s["x"] = gen.features(s.pop("poses"))
         out.append(s)
     return out

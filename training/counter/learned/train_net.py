@@ -93,17 +93,20 @@ def main():
     ap.add_argument("--widths", default="32,32,48,48")
     ap.add_argument("--dense", type=int, default=64)
     ap.add_argument("--zoom-share", type=float, default=0.0, help="share of sequences with camera zoom spans (gen.zoom_spans)")
+    ap.add_argument("--start-crop", type=float, default=0.0,
+                    help="share of sequences that open mid-exercise, the first 0-10 s dropped (gen.start_crop)")
     ap.add_argument("--sessions", type=int, default=0, help="also this many sequences from ../sessions.py (gen_sessions.py)")
     ap.add_argument("--sessions-seed", type=int, default=9100000)
     ap.add_argument("--sessions-countix", type=float, default=0.3)
     a = ap.parse_args()
     t0 = time.time()
-    tr = gen.dataset(a.seed, a.sequences, countix_share=a.countix_share, zoom_share=a.zoom_share)
-    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), countix_share=a.countix_share, zoom_share=a.zoom_share)
+    kw = dict(countix_share=a.countix_share, zoom_share=a.zoom_share, start_crop_share=a.start_crop)
+    tr = gen.dataset(a.seed, a.sequences, **kw)
+    va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), **kw)
     if a.sessions:
         import gen_sessions
-        tr += gen_sessions.dataset(a.sessions_seed, a.sessions, a.sessions_countix)
-        va += gen_sessions.dataset(a.sessions_seed + 500000, max(10, a.sessions // 10), a.sessions_countix)
+        tr += gen_sessions.dataset(a.sessions_seed, a.sessions, a.sessions_countix, a.start_crop)
+        va += gen_sessions.dataset(a.sessions_seed + 500000, max(10, a.sessions // 10), a.sessions_countix, a.start_crop)
     Xtr, Ytr, Etr = stack(tr)
     Xva, Yva, Eva = stack(va)
     print(f"generated {len(tr)} + {len(va)} sequences, {len(Etr)} + {len(Eva)} frames, rep share "

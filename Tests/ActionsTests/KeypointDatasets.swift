@@ -138,10 +138,10 @@ enum KeypointDatasets {
         }
     }
 
-    /// The label `replay --action` gets for a dataset class (`training/counter/data.py`: Countix's
-    /// and Penn's classes that are ours get their own label; the others `push_ups`, a countable
-    /// label the rule counts without a per-action cue, so the counter's generic path counts them;
-    /// `burpees` until the phase net took them over).
+    /// The label `replay --action` gets for a dataset class (`training/counter/data.py`): Countix's
+    /// and Penn's classes that are ours get their own label; the others (bench press, sit-ups...),
+    /// which posewatch never names, measure the motion rule alone: `push_ups`, a label without a
+    /// per-action cue, counted without the phase net (`replay --motion-rule`, `isCountedByRule`).
     static func label(for datasetLabel: String) -> ActionLabel {
         switch datasetLabel {
         case "squat": .squats
@@ -152,15 +152,21 @@ enum KeypointDatasets {
         }
     }
 
-    /// Runs a sequence with the label fixed (as `replay --action`) and returns the count.
+    /// A dataset class posewatch does not name: counted by the rule alone (`label(for:)`).
+    static func isCountedByRule(_ datasetLabel: String) -> Bool {
+        !["squat", "lunge", "push_up", "pushup", "jumping_jacks"].contains(datasetLabel)
+    }
+
+    /// Runs a sequence with the label fixed (as `replay --action`, with `--motion-rule` for a class
+    /// that is not ours) and returns the count.
     static func count(_ sequence: Sequence) throws -> Int {
-        try count(sequence, action: label(for: sequence.datasetLabel))
+        try count(sequence, action: label(for: sequence.datasetLabel), byRule: isCountedByRule(sequence.datasetLabel))
     }
 
     /// Runs a sequence with `action` fixed and returns the count: the counter as posewatch runs it,
-    /// with the built-in phase net for its labels.
-    static func count(_ sequence: Sequence, action: ActionLabel) throws -> Int {
-        let counter = RepetitionCounter(phaseNet: try RepetitionPhaseNet.embedded())
+    /// with the built-in phase net for its labels (or, `byRule`, without it).
+    static func count(_ sequence: Sequence, action: ActionLabel, byRule: Bool = false) throws -> Int {
+        let counter = byRule ? RepetitionCounter() : RepetitionCounter(phaseNet: try RepetitionPhaseNet.embedded())
         for (index, pose) in sequence.poses.enumerated() {
             _ = counter.process(timestamp: Double(index) / 15, pose: pose, action: action)
         }

@@ -113,6 +113,25 @@ func writeSquatKeypoints(path: String, standing: Double = 2, repetitions: Int = 
         #expect(events.allSatisfy { $0["label"]?.stringValue == "squats" })
     }
 
+    @Test func theMotionRuleFlagCountsWithoutThePhaseNet() throws {
+        // Ten squats counted by the phase net (as posewatch counts squats) and, with `--motion-rule`
+        // (measuring the rule on datasets), by the rule: both count them, but the rule counts a
+        // squat when the body is back up and the net three quarters of the way round its phase, so
+        // the events' times tell which counter ran.
+        let path = directory + "/squats-rule.npy"
+        try writeSquatKeypoints(path: path)
+        let arguments = ["replay", path, "--fps", "15", "--action", "squats", "--config", "/dev/null"]
+        var timelines: [[Double]] = []
+        for extra in [["--motion-rule"], []] {
+            let result = PosewatchProcess.run(arguments + extra)
+            #expect(result.status == 0, "\(result.error)")
+            let events = try lines(result.output).filter { $0["event"]?.stringValue == "rep" }
+            timelines.append(events.compactMap { $0["at"]?.doubleValue ?? $0["t"]?.doubleValue })
+        }
+        #expect(timelines.allSatisfy { (9...11).contains($0.count) }, "\(timelines)")
+        #expect(timelines[0] != timelines[1], "the same events with and without --motion-rule: \(timelines[0])")
+    }
+
     @Test func theDemoCountsEveryScriptedRepetitionWithTheClassifiersLabels() throws {
         // The README's first command: 8 squats and 12 jumping jacks, named by the built-in
         // classifier (no --action), so the first repetitions of each set happen before their label.

@@ -51,8 +51,9 @@ class Config:
     # principal-axis rule: its events (PhaseCounter) count for these labels, are kept for the set
     # while no exercise is named (as the rule's are) and credited when one of these is named; the
     # rule's events for these labels are not counted. Empty = the rule for every label. Squats and
-    # jumping jacks since round 14, burpees since round 16 (README.md), as posewatch does.
-    phase_labels: tuple = ("squats", "jumping_jacks", "burpees")
+    # jumping jacks since round 14, burpees since round 16, push-ups since round 17 (README.md), as
+    # posewatch does.
+    phase_labels: tuple = ("squats", "jumping_jacks", "burpees", "push_ups")
     set_pause_s: float = 5.0
     label_lag_s: float = 3.0
     # Leg cue gate for squats and lunges: the hip's height above the ankles in shin lengths

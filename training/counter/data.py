@@ -30,10 +30,11 @@ SOURCE_FPS = 30.0
 COUNTIX_ACTION = {"squat": "squats", "lunge": "lunges", "push_up": "push_ups"}
 REPCOUNT_ACTION = {"squat": "squats", "push_up": "push_ups", "jumping_jacks": "jumping_jacks"}
 PENN_ACTION = {"squat": "squats", "pushup": "push_ups", "jumping_jacks": "jumping_jacks"}
-# The fixed label for a class that is none of ours: a countable label that the rule counts without a
-# per-action cue (counter.Config.leg_cue gates squats and lunges only; the phase net counts
-# Config.phase_labels), so the counter's generic path counts it. Burpees until round 16, when the
-# phase net took them over: a bench press or a sit-up is measured with the same rule as before.
+# The fixed label for a class that is none of ours (bench press, sit-ups, front raises...): posewatch
+# never names these, so they measure the motion rule alone. They are counted under a label without a
+# per-action cue (counter.Config.leg_cue gates squats and lunges only) and with the rule for every
+# label (`Sequence.by_rule`: counter.Config.phase_labels emptied, `posewatch replay --motion-rule`),
+# since the phase net counts push-ups, squats, jumping jacks and burpees (round 17).
 GENERIC_LABEL = "push_ups"
 
 
@@ -62,6 +63,11 @@ class Sequence:
     def label(self) -> str:
         """The label replay --action gets for this sequence."""
         return self.action or GENERIC_LABEL
+
+    @property
+    def by_rule(self) -> bool:
+        """A class posewatch does not name: counted by the motion rule alone (GENERIC_LABEL)."""
+        return self.action is None
 
 
 def subsample(poses: np.ndarray, source_fps: float = SOURCE_FPS, fps: float = MODEL_FPS, phase: int = 0) -> np.ndarray:

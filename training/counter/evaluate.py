@@ -44,6 +44,7 @@ import argparse
 import ast
 import collections
 import csv
+import dataclasses
 import json
 import os
 import shlex
@@ -84,6 +85,17 @@ def config_from(text):
     except (SyntaxError, ValueError, TypeError) as error:
         print(f"--config {text!r}: {error}", file=sys.stderr)
         sys.exit(2)
+
+
+def config_for(config, sequence):
+    """`config` for one dataset sequence: a class posewatch does not name is counted by the rule
+    alone (data.GENERIC_LABEL), as `replay_args` has posewatch count it."""
+    return dataclasses.replace(config, phase_labels=()) if sequence.by_rule else config
+
+
+def replay_args(sequence):
+    """`posewatch replay` arguments for one dataset sequence, label fixed (config_for's counting)."""
+    return ["--action", sequence.label] + (["--motion-rule"] if sequence.by_rule else [])
 
 
 def score_countix(rows, show_rows=False, durations=None):
@@ -134,7 +146,7 @@ def cmd_countix(args):
     import counter
     config = config_from(args.config)
     seqs = data.load_countix(phase=args.phase)
-    rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, s.label, config=config).session) for s in seqs]
+    rows = [(s.name, s.dataset_label, s.count, counter.count_sequence(s.poses, s.label, config=config_for(config, s)).session) for s in seqs]
     score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
 
 
@@ -213,7 +225,7 @@ def cmd_repcount(args):
     import counter
     config = config_from(args.config)
     seqs = data.load_repcount(phase=args.phase)
-    results = [(q, python_events(counter.count_sequence(q.poses, q.label, config=config))) for q in seqs]
+    results = [(q, python_events(counter.count_sequence(q.poses, q.label, config=config_for(config, q)))) for q in seqs]
     score_repcount(results, args.rows, "repcount_half, label fixed, Python reference counter")
 
 
@@ -222,8 +234,10 @@ def cmd_penn(args):
     config = config_from(args.config)
     rows = []
     for s in data.load_penn():
-        action = data.PENN_ACTION.get(s.dataset_label, data.GENERIC_LABEL)
-        rows.append((s.name, s.dataset_label, counter.count_sequence(s.poses, action=action, config=config).session))
+        action = data.PENN_ACTION.get(s.dataset_label)
+        by_rule = dataclasses.replace(config, phase_labels=())
+        rows.append((s.name, s.dataset_label, counter.count_sequence(
+            s.poses, action=action or data.GENERIC_LABEL, config=config if action else by_rule).session))
     penn_summary(rows)
 
 
@@ -237,7 +251,7 @@ def cmd_swift(args):
         rows = [(s.name, s.dataset_label, s.count, swift[s.name]) for s in seqs]
         print("Swift RepetitionCounter:")
         score_countix(rows, args.rows, {s.name: len(s.poses) / s.fps for s in seqs})
-        python = {s.name: counter.count_sequence(s.poses, s.label).session for s in seqs}
+        python = {s.name: counter.count_sequence(s.poses, s.label, config=config_for(counter.Config(), s)).session for s in seqs}
         same = sum(python[n] == swift[n] for n in swift)
         print(f"Swift vs Python reference: identical counts on {same}/{len(swift)} sequences")
     path = os.path.join(args.directory, "penn.tsv")
@@ -285,11 +299,12 @@ def cmd_replay(args):
         for s in seqs:
             path = save_pixels(s, tmp)
             action = s.label
-            fixed = int(replay_jsonl(args.posewatch, path, ["--action", action])[-1]["summary"]["reps"][action])
+            fixed = int(replay_jsonl(args.posewatch, path, replay_args(s))[-1]["summary"]["reps"][action])
             fixed_rows.append((s.name, s.dataset_label, s.count, fixed))
             # the phase net reads the poses replay reads (pixels): its int8 input is then the same
             pixels = np.load(path)
-            same_fixed += fixed == counter.count_sequence(s.poses, action=action, phase_outputs=phase_outputs(pixels)).session
+            same_fixed += fixed == counter.count_sequence(s.poses, action=action, config=config_for(counter.Config(), s),
+                                                          phase_outputs=phase_outputs(pixels)).session
             lines = replay_jsonl(args.posewatch, path, [])
             decisions = [(r["t"], r["label"]) for r in lines if "label" in r and "event" not in r]
             reference = counter.RepetitionCounter(counter.Config())
@@ -326,10 +341,11 @@ def replay_repcount(args):
     with tempfile.TemporaryDirectory() as tmp:
         for q in seqs:
             path = save_pixels(q, tmp)
-            lines = replay_jsonl(args.posewatch, path, ["--action", q.label])
+            lines = replay_jsonl(args.posewatch, path, replay_args(q))
             swift = jsonl_events(lines, q.label)
             results.append((q, swift))
-            python = python_events(counter.count_sequence(q.poses, q.label, config=config, phase_outputs=phase_outputs(np.load(path))))
+            python = python_events(counter.count_sequence(q.poses, q.label, config=config_for(config, q),
+                                                          phase_outputs=phase_outputs(np.load(path))))
             same_counts += len(swift) == len(python)
             # `at` is compared only where replay gives it (else it is `t`, the credited time).
             has_at = any("at" in r for r in lines if r.get("event") == "rep")

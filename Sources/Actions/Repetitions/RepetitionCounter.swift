@@ -37,7 +37,7 @@ import PoseEstimation
 ///    time during the warm-up restarts the warm-up (until then it sat at the box centre).
 ///
 /// With a phase net (`init(configuration:phaseNet:)`, as posewatch runs), the labels in
-/// `phaseLabels` (squats, jumping jacks and burpees) are counted by the learned net instead of the rule
+/// `phaseLabels` (squats, jumping jacks, burpees and push-ups) are counted by the learned net instead of the rule
 /// above. A small network (`RepetitionPhaseNet`, two models averaged) reads the last 3 s of poses
 /// on every frame, person or not, and says where in a repetition the person is (an angle going
 /// round once per repetition) and how likely they are repeating at all; `RepetitionPhaseCounter`

@@ -29,8 +29,10 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// labels, are kept for the set while no exercise is named and credited when one of these is
     /// named, as the rule's are; the rule's repetitions of these labels are not counted. Python:
     /// `Config.phase_labels`. Burpees joined squats and jumping jacks when the net counted the
-    /// generated sessions' burpees far better than the rule (`training/counter/README.md`, round 16).
-    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees]
+    /// generated sessions' burpees far better than the rule (`training/counter/README.md`, round 16);
+    /// push-ups once a net trained on streams that open mid-exercise counted RepCount's real push-ups
+    /// and the sessions' far better, and a set's start-up right (round 17). Lunges stay with the rule.
+    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees, .pushUps]
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

@@ -37,6 +37,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Fix the current action to LABEL and bypass the classifier (count one chosen exercise).")
     var action: String?
 
+    @Flag(help: "Count every exercise with the motion rule, without the learned phase net (to measure the rule on exercises posewatch does not name).")
+    var motionRule = false
+
     @Option(help: "Pose model path (default: from the config).")
     var poseModel: String?
 
@@ -69,7 +72,7 @@ struct ReplayCommand: ParsableCommand {
             var settings = configuration.pipelineSettings
             settings.fixedAction = action.flatMap(ActionLabel.init(rawValue:))
             let classifier = try ModelLoading.classifier(path: classifierModel, configuration: configuration)
-            var pipeline = ActionPipeline(classifier: classifier, counter: try ModelLoading.repetitionCounter(), settings: settings)
+            var pipeline = ActionPipeline(classifier: classifier, counter: try ModelLoading.repetitionCounter(motionRuleOnly: motionRule), settings: settings)
             var report = ReplayReport(format: ReplayReport.Format(rawValue: format)!)
             if demo {
                 for (frame, pose) in DemoSession.poses().enumerated() {

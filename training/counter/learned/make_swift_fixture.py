@@ -24,7 +24,7 @@ replay are compared many times), with the models' sha256s (the Swift test says w
 is older than the embedded models).
 
 `counter_runs`: the whole reference counter (counter.count_sequence with the default Config: the
-phase net for squats, jumping jacks and burpees, the rule for the other labels) on some of the sequences,
+phase net for squats, jumping jacks, burpees and push-ups, the rule for lunges) on some of the sequences,
 with a fixed label (as `replay --action`) or a label timeline with unnamed stretches (null: no
 exercise named, as low_confidence; "other"), so the net's repetitions kept while no exercise is
 named and credited when one is are compared too. Each event: [time it happened (`at`), time it

@@ -143,18 +143,23 @@ enum KeypointDatasets {
     /// which posewatch never names, measure the motion rule alone: `push_ups`, a label without a
     /// per-action cue, counted without the phase net (`replay --motion-rule`, `isCountedByRule`).
     static func label(for datasetLabel: String) -> ActionLabel {
+        ourLabel(for: datasetLabel) ?? .pushUps
+    }
+
+    /// A dataset class posewatch does not name: counted by the rule alone (`label(for:)`).
+    static func isCountedByRule(_ datasetLabel: String) -> Bool {
+        ourLabel(for: datasetLabel) == nil
+    }
+
+    /// posewatch's label for a dataset class that is one of its exercises, else nil.
+    private static func ourLabel(for datasetLabel: String) -> ActionLabel? {
         switch datasetLabel {
         case "squat": .squats
         case "lunge": .lunges
         case "push_up", "pushup": .pushUps
         case "jumping_jacks": .jumpingJacks
-        default: .pushUps
+        default: nil
         }
-    }
-
-    /// A dataset class posewatch does not name: counted by the rule alone (`label(for:)`).
-    static func isCountedByRule(_ datasetLabel: String) -> Bool {
-        !["squat", "lunge", "push_up", "pushup", "jumping_jacks"].contains(datasetLabel)
     }
 
     /// Runs a sequence with the label fixed (as `replay --action`, with `--motion-rule` for a class

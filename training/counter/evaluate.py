@@ -233,9 +233,9 @@ def cmd_penn(args):
     import counter
     config = config_from(args.config)
     rows = []
+    by_rule = dataclasses.replace(config, phase_labels=())  # classes posewatch does not name (config_for)
     for s in data.load_penn():
         action = data.PENN_ACTION.get(s.dataset_label)
-        by_rule = dataclasses.replace(config, phase_labels=())
         rows.append((s.name, s.dataset_label, counter.count_sequence(
             s.poses, action=action or data.GENERIC_LABEL, config=config if action else by_rule).session))
     penn_summary(rows)

@@ -232,12 +232,8 @@ def cmd_repcount(args):
 def cmd_penn(args):
     import counter
     config = config_from(args.config)
-    rows = []
-    by_rule = dataclasses.replace(config, phase_labels=())  # classes posewatch does not name (config_for)
-    for s in data.load_penn():
-        action = data.PENN_ACTION.get(s.dataset_label)
-        rows.append((s.name, s.dataset_label, counter.count_sequence(
-            s.poses, action=action or data.GENERIC_LABEL, config=config if action else by_rule).session))
+    rows = [(s.name, s.dataset_label, counter.count_sequence(s.poses, s.label, config=config_for(config, s)).session)
+            for s in data.load_penn()]
     penn_summary(rows)
 
 

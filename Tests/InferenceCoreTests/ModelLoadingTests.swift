@@ -61,6 +61,16 @@ import InferenceCore
         }
     }
 
+    @Test func anEmptyTensorWithHugeDimensionsIsRefusedAtLoad() {
+        // Found by the loader fuzzer: no elements, but Prepare's row products overflowed.
+        #expect {
+            _ = try Model(bytes: TinyModel.make(outputShape: [0, Int32.max, Int32.max, Int32.max]))
+        } throws: { error in
+            let error = error as? ModelError
+            return error?.kind == .unsupported && error?.message.contains("is larger than the tensor size limit") == true
+        }
+    }
+
     @Test func aVtableOffsetPastTheEndIsMalformed() {
         var bytes = TinyModel.make()
         // The root table's soffset points 1 GB away.

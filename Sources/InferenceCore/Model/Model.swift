@@ -311,17 +311,21 @@ private struct ModelParser {
         guard shape32.count <= 6 else {
             throw .unsupported("\(label): rank \(shape32.count) is above the supported maximum of 6")
         }
-        var elementCount = 1
+        // The extent is the product of the dimensions with zeros read as ones: a shape such as
+        // [0, 2³¹-1, 2³¹-1, 2³¹-1] holds no elements, yet Prepare multiplies runs of its
+        // dimensions (rows before and after an axis) and must never overflow doing so.
+        var extent = 1
         for dimension in shape32 {
             guard dimension >= 0 else {
                 throw .unsupported("\(label): dynamic dimension \(dimension) in shape \(shape32) is not supported")
             }
-            let (product, overflow) = elementCount.multipliedReportingOverflow(by: Int(dimension))
+            let (product, overflow) = extent.multipliedReportingOverflow(by: max(Int(dimension), 1))
             guard !overflow, product <= limits.maximumTensorBytes else {
                 throw .unsupported("\(label): shape \(shape32) is larger than the tensor size limit")
             }
-            elementCount = product
+            extent = product
         }
+        let elementCount = shape32.contains(0) ? 0 : extent
         let byteCount = elementCount * elementSize
         guard byteCount <= limits.maximumTensorBytes else {
             throw .unsupported("\(label): \(byteCount) bytes is larger than the tensor size limit")

@@ -304,6 +304,38 @@ import TestSupport
         #expect(counter.count(of: label) == 8)
     }
 
+    /// Alternating lunges with a sideways sway: the hips drop once per lunge, while the upper body
+    /// leans over the leading leg, left on one lunge and right on the next, so every horizontal
+    /// feature swings once per pair of lunges.
+    private func alternatingLunges(_ configuration: RepetitionCounterConfiguration, lunges: Int) -> Int {
+        var generator = SplitMix64(seed: 5)
+        let counter = RepetitionCounter(configuration: configuration)
+        var frame = 0
+        func feed(_ depth: Double, leadingLeft: Bool) {
+            var pose = SyntheticBody.pose(.squat, depth: depth)
+            let sideways = Float(0.3 * 300 * depth) * (leadingLeft ? 1 : -1)
+            for joint in [Joint.nose, .leftShoulder, .rightShoulder, .leftElbow, .rightElbow, .leftWrist, .rightWrist] {
+                pose[joint].x += sideways
+            }
+            _ = counter.process(timestamp: Double(frame) / 15, pose: pose.jittered(by: 1, using: &generator), action: .lunges)
+            frame += 1
+        }
+        for _ in 0..<30 { feed(0, leadingLeft: true) }
+        for lunge in 0..<lunges {
+            for index in 0..<30 { feed((1 - cos(2 * Double.pi * Double(index) / 30)) / 2, leadingLeft: lunge % 2 == 0) }
+        }
+        for _ in 0..<30 { feed(0, leadingLeft: true) }
+        return counter.count(of: .lunges)
+    }
+
+    @Test func alternatingLungesCountOncePerLungeFromTheVerticalMotion() {
+        #expect(alternatingLunges(RepetitionCounterConfiguration(), lunges: 10) == 10)
+        // With the horizontal features in the axis, it follows the sideways swing: one count per pair.
+        var allFeatures = RepetitionCounterConfiguration()
+        allFeatures.verticalLabels = []
+        #expect(alternatingLunges(allFeatures, lunges: 10) <= 6)
+    }
+
     /// A person bending forward to the floor and back (picking something up, touching the toes),
     /// side view, `depth` 0 standing to 1 at the bottom: the torso pivots at the hips by up to 160°
     /// (past 90° the shoulders are below the hips), the hips go back and drop a little, the knees

@@ -14,6 +14,8 @@ import PoseEstimation
 /// 2. Over a sliding window (5 s), the direction the body moves most along (the first principal
 ///    axis, followed by two power iterations per frame) turns each pose into one number. No per-action
 ///    joint: the same code counts squats, jumping jacks or a press, and follows the person turning.
+///    Under the labels in `verticalLabels` (lunges) only the vertical features make the axis: the
+///    box swings sideways with the leading leg, once per pair of alternating lunges.
 /// 3. That signal, lightly smoothed, is compared with thresholds placed inside its range over the
 ///    window (hysteresis): it is on the "far" side above `maximum − h·range`, on the "near" side below
 ///    `minimum + h·range`, and keeps its side in between. The side it first settles on is the rest
@@ -122,6 +124,8 @@ public final class RepetitionCounter {
     private let mean: UnsafeMutablePointer<Double>
     private let axis: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
+    /// Per feature, 1 if it counts towards the axis on this frame, 0 if not (`verticalLabels`).
+    private let featureWeights: UnsafeMutablePointer<Double>
     /// The window projected on the axis, oldest first.
     private let projection: UnsafeMutablePointer<Double>
     /// Each ring row's timestamp (same slots as `window`).
@@ -198,6 +202,8 @@ public final class RepetitionCounter {
     private let phase: PhaseNetPath?
     /// Bit per `ActionLabel.countableIndex` of `configuration.phaseLabels`; 0 without a net.
     private let phaseLabelMask: UInt32
+    /// Bit per `ActionLabel.countableIndex` of `configuration.verticalLabels`.
+    private let verticalLabelMask: UInt32
     /// When the net last saw a repetition (counted or kept): a pause longer than
     /// `setPauseSeconds` after it ends the set for its kept repetitions.
     private var lastPhaseRepetitionTime = -Double.infinity
@@ -242,6 +248,9 @@ public final class RepetitionCounter {
             for label in configuration.phaseLabels { if let index = label.countableIndex { mask |= 1 << UInt32(index) } }
         }
         phaseLabelMask = mask
+        var verticalMask: UInt32 = 0
+        for label in configuration.verticalLabels { if let index = label.countableIndex { verticalMask |= 1 << UInt32(index) } }
+        verticalLabelMask = verticalMask
         capacity = configuration.windowFrames
         let features = Self.featureCount
         perAction = .allocate(capacity: ActionLabel.countable.count)
@@ -254,6 +263,8 @@ public final class RepetitionCounter {
         axis.initialize(repeating: 0, count: features)
         scratch = .allocate(capacity: features)
         scratch.initialize(repeating: 0, count: features)
+        featureWeights = .allocate(capacity: features)
+        featureWeights.initialize(repeating: 1, count: features)
         projection = .allocate(capacity: capacity)
         projection.initialize(repeating: 0, count: capacity)
         times = .allocate(capacity: capacity)
@@ -282,6 +293,7 @@ public final class RepetitionCounter {
         mean.deallocate()
         axis.deallocate()
         scratch.deallocate()
+        featureWeights.deallocate()
         projection.deallocate()
         times.deallocate()
         legHeights.deallocate()
@@ -312,6 +324,13 @@ public final class RepetitionCounter {
         phase?.reset()
         lastPhaseRepetitionTime = -Double.infinity
         previousTimestamp = nil
+    }
+
+    /// Whether `action`'s motion axis uses the vertical features only.
+    @inline(__always)
+    private func usesVerticalFeatures(_ action: ActionLabel?) -> Bool {
+        guard let index = action?.countableIndex else { return false }
+        return verticalLabelMask & (1 << UInt32(index)) != 0
     }
 
     /// Whether this counter counts `action` with the phase net.
@@ -394,7 +413,7 @@ public final class RepetitionCounter {
             lastPoseTime = timestamp
             // A warm-up longer than the window would never end: the full window is enough.
             if rows >= min(configuration.warmUpFrames, capacity) {
-                updateAxisAndProjection()
+                updateAxisAndProjection(verticalOnly: usesVerticalFeatures(action))
                 decide(timestamp: timestamp, action: action)
             }
         }
@@ -618,9 +637,10 @@ public final class RepetitionCounter {
 
     /// The window's principal axis by power iteration on its covariance (as Dᵀ(D·v), which never
     /// forms the 26 × 26 matrix), warm-started from the last frame's axis, then the window's
-    /// projection on it.
-    private func updateAxisAndProjection() {
+    /// projection on it. `verticalOnly` leaves the horizontal features (the even ones) out.
+    private func updateAxisAndProjection(verticalOnly: Bool) {
         let features = Self.featureCount
+        for feature in 0..<features { featureWeights[feature] = verticalOnly && feature % 2 == 0 ? 0 : 1 }
         let count = rows
         let oldest = rows < capacity ? 0 : nextRow
         // Mean per feature.
@@ -641,7 +661,7 @@ public final class RepetitionCounter {
             for feature in 0..<features {
                 var variance = 0.0
                 for step in 0..<count {
-                    let value = Double(window[((oldest + step) % capacity) * features + feature]) - mean[feature]
+                    let value = (Double(window[((oldest + step) % capacity) * features + feature]) - mean[feature]) * featureWeights[feature]
                     variance += value * value
                 }
                 if variance > bestVariance { bestVariance = variance; best = feature }
@@ -656,7 +676,7 @@ public final class RepetitionCounter {
             for step in 0..<count {
                 let row = window + ((oldest + step) % capacity) * features
                 let weight = projection[step]
-                for feature in 0..<features { scratch[feature] += (Double(row[feature]) - mean[feature]) * weight }
+                for feature in 0..<features { scratch[feature] += (Double(row[feature]) - mean[feature]) * featureWeights[feature] * weight }
             }
             var norm = 0.0
             for feature in 0..<features { norm += scratch[feature] * scratch[feature] }
@@ -673,7 +693,7 @@ public final class RepetitionCounter {
         for step in 0..<count {
             let row = window + ((oldest + step) % capacity) * features
             var dot = 0.0
-            for feature in 0..<features { dot += (Double(row[feature]) - mean[feature]) * axis[feature] }
+            for feature in 0..<features { dot += (Double(row[feature]) - mean[feature]) * featureWeights[feature] * axis[feature] }
             projection[step] = dot
         }
     }

@@ -33,6 +33,12 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// push-ups once a net trained on streams that open mid-exercise counted RepCount's real push-ups
     /// and the sessions' far better, and a set's start-up right (round 17). Lunges stay with the rule.
     public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees, .pushUps]
+    /// The labels whose motion axis is taken from the joints' vertical positions alone (the
+    /// horizontal features are left out of the window while one of them is the label). An
+    /// alternating lunge moves the body's box sideways with the leading leg, once per pair of
+    /// lunges; that sideways swing outweighed the hips' drop, once per lunge, and the rule counted
+    /// about half of them. Python: `Config.vertical_labels` (`training/counter/README.md`, round 19).
+    public var verticalLabels: [ActionLabel] = [.lunges]
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.
     public var hysteresis: Float = 0.35

@@ -258,12 +258,16 @@ class RepetitionCounter:
             return credited
         D = np.asarray(self.rows, np.float64)
         D = D - D.mean(axis=0)
-        if action in c.vertical_labels:
-            D[:, 0::2] = 0.0
+        vertical = action in c.vertical_labels
+        if vertical:
+            D[:, 0::2] = 0.0  # the horizontal features
         iterations = 2
         if self.axis is None:
             self.axis = np.zeros(D.shape[1])
-            self.axis[int(np.argmax((D * D).sum(axis=0)))] = 1
+            variance = (D * D).sum(axis=0)
+            if vertical:
+                variance[0::2] = -1.0  # an axis along a left-out feature would never move
+            self.axis[int(np.argmax(variance))] = 1
             iterations = 8
         for _ in range(iterations):
             w = D.T @ (D @ self.axis)

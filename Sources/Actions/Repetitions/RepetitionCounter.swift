@@ -124,8 +124,6 @@ public final class RepetitionCounter {
     private let mean: UnsafeMutablePointer<Double>
     private let axis: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
-    /// Per feature, 1 if it counts towards the axis on this frame, 0 if not (`verticalLabels`).
-    private let featureWeights: UnsafeMutablePointer<Double>
     /// The window projected on the axis, oldest first.
     private let projection: UnsafeMutablePointer<Double>
     /// Each ring row's timestamp (same slots as `window`).
@@ -263,8 +261,6 @@ public final class RepetitionCounter {
         axis.initialize(repeating: 0, count: features)
         scratch = .allocate(capacity: features)
         scratch.initialize(repeating: 0, count: features)
-        featureWeights = .allocate(capacity: features)
-        featureWeights.initialize(repeating: 1, count: features)
         projection = .allocate(capacity: capacity)
         projection.initialize(repeating: 0, count: capacity)
         times = .allocate(capacity: capacity)
@@ -293,7 +289,6 @@ public final class RepetitionCounter {
         mean.deallocate()
         axis.deallocate()
         scratch.deallocate()
-        featureWeights.deallocate()
         projection.deallocate()
         times.deallocate()
         legHeights.deallocate()
@@ -637,10 +632,11 @@ public final class RepetitionCounter {
 
     /// The window's principal axis by power iteration on its covariance (as Dᵀ(D·v), which never
     /// forms the 26 × 26 matrix), warm-started from the last frame's axis, then the window's
-    /// projection on it. `verticalOnly` leaves the horizontal features (the even ones) out.
+    /// projection on it. `verticalOnly` leaves the horizontal features (the even ones) out: they
+    /// neither steer the axis nor add to the projection, and the axis has no part along them.
     private func updateAxisAndProjection(verticalOnly: Bool) {
         let features = Self.featureCount
-        for feature in 0..<features { featureWeights[feature] = verticalOnly && feature % 2 == 0 ? 0 : 1 }
+        let used = stride(from: verticalOnly ? 1 : 0, to: features, by: verticalOnly ? 2 : 1)
         let count = rows
         let oldest = rows < capacity ? 0 : nextRow
         // Mean per feature.
@@ -656,12 +652,13 @@ public final class RepetitionCounter {
         if !hasAxis {
             // Start from the feature that varies most; a few more iterations lock on, and the next
             // frames keep refining (two per frame), so no frame pays for a full eigen-solve.
-            var best = 0
+            // Only among the features in use: an axis along a left-out one would never move.
+            var best = verticalOnly ? 1 : 0
             var bestVariance = -1.0
-            for feature in 0..<features {
+            for feature in used {
                 var variance = 0.0
                 for step in 0..<count {
-                    let value = (Double(window[((oldest + step) % capacity) * features + feature]) - mean[feature]) * featureWeights[feature]
+                    let value = Double(window[((oldest + step) % capacity) * features + feature]) - mean[feature]
                     variance += value * value
                 }
                 if variance > bestVariance { bestVariance = variance; best = feature }
@@ -671,12 +668,12 @@ public final class RepetitionCounter {
             hasAxis = true
         }
         for _ in 0..<iterations {
-            projectWindow(count: count, oldest: oldest)
+            projectWindow(count: count, oldest: oldest, used: used)
             for feature in 0..<features { scratch[feature] = 0 }
             for step in 0..<count {
                 let row = window + ((oldest + step) % capacity) * features
                 let weight = projection[step]
-                for feature in 0..<features { scratch[feature] += (Double(row[feature]) - mean[feature]) * featureWeights[feature] * weight }
+                for feature in used { scratch[feature] += (Double(row[feature]) - mean[feature]) * weight }
             }
             var norm = 0.0
             for feature in 0..<features { norm += scratch[feature] * scratch[feature] }
@@ -685,15 +682,15 @@ public final class RepetitionCounter {
             let inverseNorm = 1 / norm.squareRoot()
             for feature in 0..<features { axis[feature] = scratch[feature] * inverseNorm }
         }
-        projectWindow(count: count, oldest: oldest)
+        projectWindow(count: count, oldest: oldest, used: used)
     }
 
-    private func projectWindow(count: Int, oldest: Int) {
+    private func projectWindow(count: Int, oldest: Int, used: StrideTo<Int>) {
         let features = Self.featureCount
         for step in 0..<count {
             let row = window + ((oldest + step) % capacity) * features
             var dot = 0.0
-            for feature in 0..<features { dot += (Double(row[feature]) - mean[feature]) * featureWeights[feature] * axis[feature] }
+            for feature in used { dot += (Double(row[feature]) - mean[feature]) * axis[feature] }
             projection[step] = dot
         }
     }

@@ -241,14 +241,8 @@ public final class RepetitionCounter {
         precondition(configuration.smoothingFrames >= 1, "smoothing needs at least one frame")
         self.configuration = configuration
         self.phase = phase
-        var mask: UInt32 = 0
-        if phase != nil {
-            for label in configuration.phaseLabels { if let index = label.countableIndex { mask |= 1 << UInt32(index) } }
-        }
-        phaseLabelMask = mask
-        var verticalMask: UInt32 = 0
-        for label in configuration.verticalLabels { if let index = label.countableIndex { verticalMask |= 1 << UInt32(index) } }
-        verticalLabelMask = verticalMask
+        phaseLabelMask = phase != nil ? Self.labelMask(configuration.phaseLabels) : 0
+        verticalLabelMask = Self.labelMask(configuration.verticalLabels)
         capacity = configuration.windowFrames
         let features = Self.featureCount
         perAction = .allocate(capacity: ActionLabel.countable.count)
@@ -321,19 +315,25 @@ public final class RepetitionCounter {
         previousTimestamp = nil
     }
 
+    /// One bit per `ActionLabel.countableIndex` of `labels`.
+    private static func labelMask(_ labels: [ActionLabel]) -> UInt32 {
+        labels.reduce(0) { mask, label in label.countableIndex.map { mask | 1 << UInt32($0) } ?? mask }
+    }
+
+    /// Whether `mask` (a `labelMask`) holds `action`.
+    @inline(__always)
+    private static func labelMask(_ mask: UInt32, holds action: ActionLabel?) -> Bool {
+        guard let index = action?.countableIndex else { return false }
+        return mask & (1 << UInt32(index)) != 0
+    }
+
     /// Whether `action`'s motion axis uses the vertical features only.
     @inline(__always)
-    private func usesVerticalFeatures(_ action: ActionLabel?) -> Bool {
-        guard let index = action?.countableIndex else { return false }
-        return verticalLabelMask & (1 << UInt32(index)) != 0
-    }
+    private func usesVerticalFeatures(_ action: ActionLabel?) -> Bool { Self.labelMask(verticalLabelMask, holds: action) }
 
     /// Whether this counter counts `action` with the phase net.
     @inline(__always)
-    private func countsWithNet(_ action: ActionLabel?) -> Bool {
-        guard let index = action?.countableIndex else { return false }
-        return phaseLabelMask & (1 << UInt32(index)) != 0
-    }
+    private func countsWithNet(_ action: ActionLabel?) -> Bool { Self.labelMask(phaseLabelMask, holds: action) }
 
     /// How many windows the phase net failed on (the counter went on as if p(repeating) were 0
     /// there): 0 unless a model is damaged in a way its test run at load did not show.

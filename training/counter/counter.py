@@ -89,12 +89,12 @@ class Config:
     # kept still there for still_s seconds (moved less than still_share of the range): the last
     # repetition of a set that ends on the far side. 0 = off.
     still_s: float = 1.0
+    still_share: float = 0.1
     # Labels whose motion axis is taken from the vertical features alone (the horizontal ones,
     # x of the nose, of the pairs' midpoints and of their differences, are zeroed in the window):
     # an alternating lunge swings the body's box sideways with the leading leg, once per pair of
     # lunges, and the rule counted about half of them (README.md, round 19).
     vertical_labels: tuple = ("lunges",)
-    still_share: float = 0.1
 
     @property
     def window(self):

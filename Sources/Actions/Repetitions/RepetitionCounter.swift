@@ -650,10 +650,10 @@ public final class RepetitionCounter {
 
         var iterations = 2
         if !hasAxis {
-            // Start from the feature that varies most; a few more iterations lock on, and the next
-            // frames keep refining (two per frame), so no frame pays for a full eigen-solve.
-            // Only among the features in use: an axis along a left-out one would never move.
-            var best = verticalOnly ? 1 : 0
+            // Start from the feature in use that varies most (an axis along a left-out one would
+            // never move); a few more iterations lock on, and the next frames keep refining (two
+            // per frame), so no frame pays for a full eigen-solve.
+            var best = 0
             var bestVariance = -1.0
             for feature in used {
                 var variance = 0.0

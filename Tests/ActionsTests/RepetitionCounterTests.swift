@@ -336,6 +336,36 @@ import TestSupport
         #expect(alternatingLunges(allFeatures, lunges: 10) <= 6)
     }
 
+    /// Four seconds of jumping jacks and one standing, under `other`, then eight lunges (squat-like
+    /// hip drops, 2 s each) that the classifier names 2 s after they begin, then 2 s standing; the
+    /// lunges counted.
+    private func lungesAfterJumpingJacks(_ configuration: RepetitionCounterConfiguration) -> Int {
+        var generator = SplitMix64(seed: 23)
+        let counter = RepetitionCounter(configuration: configuration)
+        var frame = 0
+        func feed(_ pose: Pose, _ action: ActionLabel) {
+            _ = counter.process(timestamp: Double(frame) / 15, pose: pose.jittered(by: 1, using: &generator), action: action)
+            frame += 1
+        }
+        for index in 0..<60 { feed(SyntheticBody.pose(.jumpingJack, depth: (1 - cos(2 * Double.pi * Double(index) / 15)) / 2), .other) }
+        for _ in 0..<15 { feed(SyntheticBody.pose(.squat, depth: 0), .other) }
+        for index in 0..<(8 * 30) {
+            feed(SyntheticBody.pose(.squat, depth: (1 - cos(2 * Double.pi * Double(index) / 30)) / 2), index < 30 ? .other : .lunges)
+        }
+        for _ in 0..<30 { feed(SyntheticBody.pose(.squat, depth: 0), .lunges) }
+        return counter.count(of: .lunges)
+    }
+
+    @Test func aSetsFirstRepetitionsCountWhenTheMovementBeforeItWasLarger() {
+        // The jumping jacks' range holds the window for 5 s, and the first lunges do not reach its
+        // thresholds; naming a new set restarts the window on its last 3 s (the standing second and
+        // the first lunge), so the first lunge is seen and credited with its own time.
+        #expect(lungesAfterJumpingJacks(RepetitionCounterConfiguration()) == 8)
+        var withoutNewSetWindow = RepetitionCounterConfiguration()
+        withoutNewSetWindow.newSetWindowSeconds = 0
+        #expect(lungesAfterJumpingJacks(withoutNewSetWindow) < 8)
+    }
+
     /// A person bending forward to the floor and back (picking something up, touching the toes),
     /// side view, `depth` 0 standing to 1 at the bottom: the torso pivots at the hips by up to 160°
     /// (past 90° the shoulders are below the hips), the hips go back and drop a little, the knees

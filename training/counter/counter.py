@@ -95,6 +95,15 @@ class Config:
     # an alternating lunge swings the body's box sideways with the leading leg, once per pair of
     # lunges, and the rule counted about half of them (README.md, round 19).
     vertical_labels: tuple = ("lunges",)
+    # A new set of an exercise the rule counts: when that label is named and was not the label
+    # within the last label_lag_s, the window keeps only its last new_set_window_s (the set's first
+    # repetitions: the label comes 1.7–2.3 s after they begin), the sides and the axis start afresh
+    # and are replayed over those frames. Whatever moved before (walking in, another exercise, a
+    # big posture change) no longer holds the range, which hid the set's first repetitions for a
+    # whole window (README.md, round 20). Not when a repetition was counted (under any label) in
+    # those last seconds: the replay would count it again, or count the tail of the set that
+    # just ended. Repetitions kept for the set from before those frames stay kept. 0 = off.
+    new_set_window_s: float = 3.0
 
     @property
     def window(self):
@@ -119,6 +128,7 @@ class RepetitionCounter:
         self.phase_outputs = None
         self.frame = -1
         self.last_phase_rep_t = -np.inf
+        self.label_last = {}  # exercise label -> the last frame it was the label on
 
     def use_phase_net(self, poses, outputs=None):
         """Counts `phase_labels` with the phase net: its outputs for the frames to come (`outputs`, or
@@ -146,6 +156,7 @@ class RepetitionCounter:
         """The window and the sides start afresh; the held joints (and counts) stay."""
         self.rows, self.times, self.cues, self.torsos = [], [], [], []
         self.replayed = False
+        self.replay_all = False  # the next first decision replays the whole window (start_new_set)
         self.axis = None
         self.side = 0
         self.rest = 0
@@ -156,6 +167,17 @@ class RepetitionCounter:
         # count_at_return: the index in unnamed of the repetition not ended yet (-1: none; after a
         # restart its end will not be seen in the old frame)
         self.unnamed_await = -1
+
+    def start_new_set(self, start):
+        """A new set is named (new_set_window_s): the window keeps its frames from `start` on, the
+        sides and axis start afresh and the next decision replays them all. Repetitions kept from
+        those frames go (the replay sees them again); older ones stay kept."""
+        n = sum(1 for when in self.times if when < start)
+        rows, times, cues, torsos = self.rows[n:], self.times[n:], self.cues[n:], self.torsos[n:]
+        self.restart_window()
+        self.rows, self.times, self.cues, self.torsos = rows, times, cues, torsos
+        self.replay_all = True
+        self.unnamed = [u for u in self.unnamed if u[0] < start]
 
     def scale_changed(self, pose, conf):
         hist = self.scale_hist
@@ -220,6 +242,13 @@ class RepetitionCounter:
             self.phase_unnamed = []
         credited = None
         if action in COUNTABLE:
+            named_before = self.label_last.get(action, -np.inf)
+            self.label_last[action] = t
+            start = t - c.new_set_window_s
+            last_counted = self.event_at[-1] if self.event_at else -np.inf
+            if (c.new_set_window_s > 0 and action not in c.phase_labels and t - named_before > c.label_lag_s
+                    and last_counted < start and self.times and self.times[0] < start):
+                self.start_new_set(start)
             self.other_since = None
             credited = self.credit_unnamed(action, t)
         elif action == "other":
@@ -296,7 +325,7 @@ class RepetitionCounter:
                 return self.step(cur, t, lo, hi, m, t, action) or credited
             still, self.still = self.still, False
             for value, when in zip(sm[:-1], self.times[:-1]):
-                if t - when > c.warmup_s:
+                if t - when > c.warmup_s and not self.replay_all:
                     continue  # older than the event latency allows
                 self.step(value, when, lo, hi, m, t, action)
             self.still = still

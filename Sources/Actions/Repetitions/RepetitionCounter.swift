@@ -156,6 +156,10 @@ public final class RepetitionCounter {
     private let boneRatios: UnsafeMutablePointer<Double>
     /// Whether the warm-up frames have been run through the side logic since the last reset.
     private var creditedWarmUp = false
+    /// The next first decision replays the whole window, not only the warm-up (`startNewSet`).
+    private var replaysWholeWindow = false
+    /// Per `ActionLabel.countableIndex`: the last frame's timestamp on which it was the label.
+    private let lastNamed: UnsafeMutablePointer<Double>
     private var hasAxis = false
 
     /// Every joint's last confident position, and which joints have one since the last reset.
@@ -247,6 +251,8 @@ public final class RepetitionCounter {
         let features = Self.featureCount
         perAction = .allocate(capacity: ActionLabel.countable.count)
         perAction.initialize(repeating: 0, count: ActionLabel.countable.count)
+        lastNamed = .allocate(capacity: ActionLabel.countable.count)
+        lastNamed.initialize(repeating: -Double.infinity, count: ActionLabel.countable.count)
         window = .allocate(capacity: capacity * features)
         window.initialize(repeating: 0, count: capacity * features)
         mean = .allocate(capacity: features)
@@ -279,6 +285,7 @@ public final class RepetitionCounter {
 
     deinit {
         perAction.deallocate()
+        lastNamed.deallocate()
         window.deallocate()
         mean.deallocate()
         axis.deallocate()
@@ -308,6 +315,7 @@ public final class RepetitionCounter {
     /// a new counter would (the Python reference starts each sequence with a new counter).
     public func resetSession() {
         perAction.update(repeating: 0, count: ActionLabel.countable.count)
+        lastNamed.update(repeating: -Double.infinity, count: ActionLabel.countable.count)
         sessionCount = 0
         resetMotion()
         phase?.reset()
@@ -377,7 +385,15 @@ public final class RepetitionCounter {
         if let phase, phase.pendingCount > 0, timestamp - lastPhaseRepetitionTime > configuration.setPauseSeconds {
             phase.pendingCount = 0
         }
-        if let action, action.isCountable {
+        if let action, let index = action.countableIndex {
+            let namedBefore = lastNamed[index]
+            lastNamed[index] = timestamp
+            let start = timestamp - configuration.newSetWindowSeconds
+            if configuration.newSetWindowSeconds > 0, !countsWithNet(action),
+               timestamp - namedBefore > configuration.labelLagSeconds, lastCountedTime < start,
+               rows > 0, times[oldestRow] < start {
+                startNewSet(from: start)
+            }
             otherSince = nil
             creditPending(to: action)
         } else if action == .other {
@@ -441,6 +457,7 @@ public final class RepetitionCounter {
         nextRow = 0
         hasAxis = false
         creditedWarmUp = false
+        replaysWholeWindow = false
         side = 0
         restSide = 0
         lastSideChange = -Double.infinity
@@ -448,6 +465,31 @@ public final class RepetitionCounter {
         legPending = false
         awaitingReturn = false
         pendingAwaitingReturn = -1  // its end will not be seen in the old frame: it keeps its far-side time
+    }
+
+    /// When the last repetition counted this session happened (-∞ before the first).
+    private var lastCountedTime: Double { sessionCount > 0 ? eventLog[sessionCount % Self.eventLogCapacity].time : -.infinity }
+
+    /// A new set of a rule-counted exercise is named (`newSetWindowSeconds`): the window keeps its
+    /// frames from `start` on, the sides and the axis start afresh, and the next decision replays
+    /// every kept frame. Repetitions kept for the set from those frames go (the replay sees them
+    /// again); older ones stay.
+    private func startNewSet(from start: Double) {
+        var dropped = 0
+        while dropped < rows, times[ringRow(ofStep: dropped)] < start { dropped += 1 }
+        let kept = rows - dropped
+        let next = nextRow
+        restartWindow()
+        rows = kept
+        nextRow = next  // the kept frames stay where they are in the ring: `oldestRow` finds them
+        replaysWholeWindow = true
+        var keptPending = 0
+        for index in 0..<pendingCount where pendingTimes[index] < start {
+            pendingTimes[keptPending] = pendingTimes[index]
+            pendingPassesLegCues[keptPending] = pendingPassesLegCues[index]
+            keptPending += 1
+        }
+        pendingCount = keptPending
     }
 
     /// The person left (or the image changed): the window, the held joints and held repetitions go.
@@ -638,7 +680,7 @@ public final class RepetitionCounter {
         let features = Self.featureCount
         let used = stride(from: verticalOnly ? 1 : 0, to: features, by: verticalOnly ? 2 : 1)
         let count = rows
-        let oldest = rows < capacity ? 0 : nextRow
+        let oldest = oldestRow
         // Mean per feature.
         for feature in 0..<features { mean[feature] = 0 }
         for step in 0..<count {
@@ -816,10 +858,10 @@ public final class RepetitionCounter {
                 // The frames before this one that are at most a warm-up old go through the same
                 // logic (with this window's thresholds), so a repetition done while the counter was
                 // warming up is not lost; it is counted now, with its own time.
-                let oldest = rows < capacity ? 0 : nextRow
+                let oldest = oldestRow
                 for step in 0..<(count - 1) {
                     let time = times[(oldest + step) % capacity]
-                    guard timestamp - time <= configuration.warmUpSeconds else { continue }
+                    guard replaysWholeWindow || timestamp - time <= configuration.warmUpSeconds else { continue }
                     var smoothed = 0.0
                     let first = max(0, step - span + 1)
                     for index in first...step { smoothed += projection[index] }
@@ -930,7 +972,11 @@ public final class RepetitionCounter {
     }
 
     /// The ring row of the window's `step`-th frame, oldest first.
-    private func ringRow(ofStep step: Int) -> Int { ((rows < capacity ? 0 : nextRow) + step) % capacity }
+    private func ringRow(ofStep step: Int) -> Int { (oldestRow + step) % capacity }
+
+    /// The ring row of the window's oldest frame (`startNewSet` leaves a window that does not begin
+    /// at row 0).
+    private var oldestRow: Int { (nextRow - rows + capacity) % capacity }
 
     /// The window's last frame (as a step, oldest first) at or before `time`; 0 if none is.
     private func lastStep(atOrBefore time: Double) -> Int {

@@ -23,6 +23,17 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// means what it saw before was other movement, and the unnamed repetitions older than this go
     /// (nothing is ever counted for `other`).
     public var labelLagSeconds: Double = 3
+    /// A new set of an exercise the rule counts: when its label is named and was not the label at
+    /// any time in the last `labelLagSeconds`, the window keeps only its last this-many seconds
+    /// (the set's first repetitions: the label comes 1.7–2.3 s after they begin), and the sides and
+    /// the axis start afresh over them, replayed at once. Whatever moved before (walking in, another
+    /// exercise, a big change of posture) then no longer holds the window's range, which hid a
+    /// set's first repetitions for a whole window. Not when a repetition was counted (under any
+    /// label) in those last seconds: the replay would count it again, or count the tail of the set
+    /// that just ended. Repetitions kept for the set from before those seconds stay kept. 0 turns
+    /// it off. Python: `Config.new_set_window_s`
+    /// (`training/counter/README.md`, round 20).
+    public var newSetWindowSeconds: Double = 3
     /// The labels whose repetitions come from the learned phase net (`RepetitionPhaseNet`) instead
     /// of the motion-axis rule, when the counter has a net (`RepetitionCounter(configuration:phaseNet:)`;
     /// without one every label is counted by the rule). The net's repetitions count for these

@@ -417,7 +417,7 @@ def cmd_videos(args):
         print(f"  within tolerance: {span_within}/{len(gts)} = {span_within / len(gts):.2f}")
 
 
-SESSION_BUCKETS = ("label", "tempo", "view", "distance", "scores", "length")
+SESSION_BUCKETS = ("label", "tempo", "view", "distance", "scores", "length", "usable", "label and usable")
 NOT_DECIDED = ("starting_up", "no_person", "low_confidence")
 
 
@@ -573,10 +573,23 @@ class SessionTally:
                 f"  named {self.named / self.sets:6.1%}")
 
 
-def session_buckets(s):
+def usable_share(s, poses, fps):
+    """The share of the set's frames (its first repetition's start to its last one's end) with a pose
+    the counter can use: at least `min_visible` of the 13 body joints scoring `min_score` or more."""
+    import counter
+    c = counter.Config()
+    a = max(0, int(np.floor(s["reps"][0][0] * fps)))
+    b = max(a + 1, min(len(poses), int(np.ceil(s["reps"][-1][1] * fps))))
+    scores = poses[a:b][:, counter.BODY, 2]
+    return float(np.mean((scores >= c.min_score).sum(axis=1) >= c.min_visible))
+
+
+def session_buckets(s, usable):
     n = s["count"]
-    return dict(label=s["label"], tempo=s["tempo"], view=s["view"], distance=s["distance"], scores=s["scores"],
-                length="3-5 reps" if n <= 5 else "6-12 reps" if n <= 12 else "13-20 reps")
+    share = "usable <80%" if usable < 0.8 else "usable 80-95%" if usable < 0.95 else "usable >=95%"
+    return {"label": s["label"], "tempo": s["tempo"], "view": s["view"], "distance": s["distance"],
+            "scores": s["scores"], "length": "3-5 reps" if n <= 5 else "6-12 reps" if n <= 12 else "13-20 reps",
+            "usable": share, "label and usable": f"{s['label']}, {share}"}
 
 
 def outside_events(ann, labelled, tolerance):
@@ -639,21 +652,22 @@ def cmd_sessions(args):
                 # decision time outside the sets' repetitions (the label's seconds minus its overlap with the sets)
                 inside = sum(max(0.0, min(nxt[0], hi) - max(t, lo)) for lo, hi in spans)
                 between[label] += max(0.0, nxt[0] - t - inside)
-            poses = np.load(path) if "action" in tallies else None
+            poses = np.load(path)
             sets = ann["sets"]
             for i, s in enumerate(sets):
+                usable = usable_share(s, poses, ann["fps"])
                 result = score_set(s, labelled, runs, tol)
                 majority, share, settled_share, delay = set_label_figures(s, runs)
                 shares.append(share)
                 settled_shares.append(settled_share)
                 if delay is not None:
                     settle_delays.append(delay)
-                for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s).items()):
+                for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s, usable).items()):
                     tallies["classifier"][key].add(result, majority == s["label"])
                 line = (f"{name} set {i} {s['label']:13s} {s['count']:2d} reps {s['rep_seconds']:.2f} s {s['view']:7s} "
                         f"{s['distance_m']:4.1f} m score {s['score']:.2f}  classifier: {result['count']:2d} counted, {result['match'].matched:2d} matched, "
                         f"{result['on_time']:2d} on time, named {majority} ({share:.0%})")
-                if poses is not None:
+                if "action" in tallies:
                     # the set cut out with its rests: halfway to the neighbouring sets at most
                     lo = s["reps"][0][0] - 3.0
                     hi = s["reps"][-1][1] + 3.0
@@ -673,7 +687,7 @@ def cmd_sessions(args):
                             r["at"] = [float(x) + shift for x in r["at"]] if isinstance(r["at"], list) else float(r["at"]) + shift
                     cut_labelled = rep_events(cut_lines)
                     fixed = score_set(s, cut_labelled, decision_runs(cut_lines), tol)
-                    for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s).items()):
+                    for key in ("all",) + tuple(f"{b}: {v}" for b, v in session_buckets(s, usable).items()):
                         tallies["action"][key].add(fixed, True)
                     spans = (s["reps"][0][0] - tol, s["reps"][-1][1] + tol)
                     outside["action"]["the cut's rests"] += sum(1 for _, e in cut_labelled if not spans[0] <= e.at <= spans[1])
@@ -722,7 +736,7 @@ def cmd_sessions(args):
             keys = sorted(k for k in tally if k.startswith(bucket + ": "))
             print(f"by {bucket}:")
             for key in keys:
-                print(tally[key].line(key.split(": ", 1)[1]))
+                print(tally[key].line(key.split(": ", 1)[1], width=28 if bucket == "label and usable" else 18))
 
 
 def main():

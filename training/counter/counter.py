@@ -177,7 +177,7 @@ class RepetitionCounter:
         self.restart_window()
         self.rows, self.times, self.cues, self.torsos = rows, times, cues, torsos
         self.replay_all = True
-        self.unnamed = [u for u in self.unnamed if u[0] < start]
+        del self.unnamed[sum(1 for when, _ in self.unnamed if when < start):]  # oldest first
 
     def scale_changed(self, pose, conf):
         hist = self.scale_hist
@@ -193,9 +193,9 @@ class RepetitionCounter:
 
     def features(self, pose):
         c = self.c
-        conf = pose[:, 2] >= c.min_score
-        if conf[BODY].sum() < c.min_visible:
+        if not usable(pose, c):
             return None
+        conf = pose[:, 2] >= c.min_score
         if c.zoom > 0 and self.scale_changed(pose, conf):
             self.reset_motion()
             self.scale_hist = [(pose[:, :2].astype(np.float64), conf)]
@@ -509,6 +509,12 @@ class RepetitionCounter:
             self.events.append((now, action, self.counts[action]))
             self.event_at.append(now if at is None else at)
         return self.events[-1]
+
+
+def usable(poses, config: Config):
+    """Whether each pose (float[..., 17, 3]) is one the counter uses: at least `min_visible` of the
+    13 body joints scoring `min_score` or more."""
+    return (poses[..., BODY, 2] >= config.min_score).sum(axis=-1) >= config.min_visible
 
 
 BONES = [(5, 6), (11, 12), (5, 11), (6, 12), (5, 7), (7, 9), (6, 8), (8, 10), (11, 13), (13, 15), (12, 14), (14, 16)]

@@ -577,11 +577,9 @@ def usable_share(s, poses, fps):
     """The share of the set's frames (its first repetition's start to its last one's end) with a pose
     the counter can use: at least `min_visible` of the 13 body joints scoring `min_score` or more."""
     import counter
-    c = counter.Config()
     a = max(0, int(np.floor(s["reps"][0][0] * fps)))
     b = max(a + 1, min(len(poses), int(np.ceil(s["reps"][-1][1] * fps))))
-    scores = poses[a:b][:, counter.BODY, 2]
-    return float(np.mean((scores >= c.min_score).sum(axis=1) >= c.min_visible))
+    return float(np.mean(counter.usable(poses[a:b], counter.Config())))
 
 
 def session_buckets(s, usable):
@@ -733,10 +731,11 @@ def cmd_sessions(args):
             print("decision time outside the sets' repetitions: " + ", ".join(
                 f"{label} {seconds / total:.1%}" for label, seconds in between.most_common()))
         for bucket in SESSION_BUCKETS:
-            keys = sorted(k for k in tally if k.startswith(bucket + ": "))
+            names = sorted(k.split(": ", 1)[1] for k in tally if k.startswith(bucket + ": "))
             print(f"by {bucket}:")
-            for key in keys:
-                print(tally[key].line(key.split(": ", 1)[1], width=28 if bucket == "label and usable" else 18))
+            width = max([18] + [len(name) for name in names])
+            for name in names:
+                print(tally[f"{bucket}: {name}"].line(name, width))
 
 
 def main():

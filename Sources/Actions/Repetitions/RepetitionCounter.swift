@@ -483,13 +483,7 @@ public final class RepetitionCounter {
         rows = kept
         nextRow = next  // the kept frames stay where they are in the ring: `oldestRow` finds them
         replaysWholeWindow = true
-        var keptPending = 0
-        for index in 0..<pendingCount where pendingTimes[index] < start {
-            pendingTimes[keptPending] = pendingTimes[index]
-            pendingPassesLegCues[keptPending] = pendingPassesLegCues[index]
-            keptPending += 1
-        }
-        pendingCount = keptPending
+        while pendingCount > 0, pendingTimes[pendingCount - 1] >= start { pendingCount -= 1 }  // oldest first
     }
 
     /// The person left (or the image changed): the window, the held joints and held repetitions go.

@@ -575,7 +575,7 @@ class SessionTally:
 
 def usable_share(s, poses, fps):
     """The share of the set's frames (its first repetition's start to its last one's end) with a pose
-    the counter can use: at least `min_visible` of the 13 body joints scoring `min_score` or more."""
+    the counter can use (`counter.usable`, default settings)."""
     import counter
     a = max(0, int(np.floor(s["reps"][0][0] * fps)))
     b = max(a + 1, min(len(poses), int(np.ceil(s["reps"][-1][1] * fps))))

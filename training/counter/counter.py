@@ -23,10 +23,6 @@ COUNTABLE = ["jumping_jacks", "lunges", "burpees", "squats", "push_ups"]
 
 # The most repetitions kept while no exercise is named (RepetitionCounter.maximumPendingRepetitions).
 MAX_UNNAMED = 64
-# hip_drop looks back at most this far, over at most this many usable poses (3 s at 15 fps and
-# a margin; RepetitionCounter.hipHeightCapacity).
-HIP_DROP_SPAN_S = 3.0
-MAX_HIP_HEIGHTS = 64
 
 
 @dataclass
@@ -55,18 +51,9 @@ class Config:
     # principal-axis rule: its events (PhaseCounter) count for these labels, are kept for the set
     # while no exercise is named (as the rule's are) and credited when one of these is named; the
     # rule's events for these labels are not counted. Empty = the rule for every label. Squats and
-    # jumping jacks since round 14, burpees since round 16, push-ups since round 17, lunges since
-    # round 22 (README.md), as posewatch does.
-    phase_labels: tuple = ("squats", "jumping_jacks", "burpees", "push_ups", "lunges")
-    # For these of the phase net's labels a repetition counts only if the hips dropped: between the
-    # net's previous repetition mark (at most 3 s back) and this one, the lowest height of the hips
-    # above the lower ankle (vertical, in torso lengths: hip below shoulder on the more upright
-    # side) lies at least hip_drop below a height reached before it in that span. A lunge's bottom
-    # is the span's lowest point; a knee drive between lunges, which the net takes for a cycle of
-    # its own, keeps the hips up and its span's lowest point is the previous lunge's rise (README.md,
-    # round 22). No hips, ankles or torso seen in the span: it does not count. 0 = off.
-    hip_drop: float = 0.1
-    hip_drop_labels: tuple = ("lunges",)
+    # jumping jacks since round 14, burpees since round 16, push-ups since round 17 (README.md), as
+    # posewatch does.
+    phase_labels: tuple = ("squats", "jumping_jacks", "burpees", "push_ups")
     set_pause_s: float = 5.0
     label_lag_s: float = 3.0
     # Leg cue gate for squats and lunges: the hip's height above the ankles in shin lengths
@@ -159,9 +146,7 @@ class RepetitionCounter:
         self.held_pose = np.zeros((17, 2), np.float32)
         self.seen = np.zeros(17, bool)
         self.unnamed = []  # [time, passes the squat/lunge cues] of repetitions seen while no exercise was named
-        self.phase_unnamed = []  # the phase net's repetitions seen while no exercise was named: (time, hips dropped)
-        self.hip_heights = []  # (time, hips above the lower ankle in torso lengths or NaN) of the last usable poses
-        self.last_mark_at = -np.inf  # the phase net's last repetition mark
+        self.phase_unnamed = []  # the phase net's repetitions seen while no exercise was named (times)
         self.other_since = None
         self.last_rep_t = -np.inf
         self.scale_hist = []
@@ -232,21 +217,7 @@ class RepetitionCounter:
         # the hips' height below the shoulders on the more upright side (NaN: no side seen)
         sides = [float(q[hip, 1] - q[shoulder, 1]) for shoulder, hip in ((5, 11), (6, 12)) if self.seen[shoulder] and self.seen[hip]]
         self.torso = max(sides) if sides else float("nan")
-        ankles = [float(q[ankle, 1]) for ankle in (15, 16) if self.seen[ankle]]
-        hips = [float(q[hip, 1]) for hip in (11, 12) if self.seen[hip]]
-        self.hip_height = (max(ankles) - sum(hips) / len(hips)) / self.torso if ankles and hips and self.torso > 1e-3 else float("nan")
         return x
-
-    def hips_dropped(self, at):
-        """hip_drop: whether, between the phase net's previous mark (at most 3 s back) and this one at
-        `at`, the hips' lowest height lies hip_drop below a height reached before it."""
-        since = max(self.last_mark_at, at - HIP_DROP_SPAN_S)
-        self.last_mark_at = at
-        span = [h for when, h in self.hip_heights if since < when <= at and h == h]
-        if len(span) < 2:
-            return False
-        lowest = int(np.argmin(span))
-        return max(span[:lowest + 1]) - span[lowest] >= self.c.hip_drop
 
     @staticmethod
     def feature_vector(held, seen):
@@ -285,28 +256,24 @@ class RepetitionCounter:
             self.other_since = since
             if t - since > c.label_lag_s:
                 self.drop_unnamed(t - c.label_lag_s)
-                self.phase_unnamed = [w for w in self.phase_unnamed if w[0] >= t - c.label_lag_s]
+                self.phase_unnamed = [w for w in self.phase_unnamed if w >= t - c.label_lag_s]
         if self.phase is not None:
             # every frame, with or without a pose: the net reads a fixed-rate stream
             for index in self.phase.step(self.phase_outputs[self.frame]):
                 at = index / c.fps
                 self.last_phase_rep_t = t
-                dropped = self.hips_dropped(at)
-                if action in c.phase_labels and (dropped or action not in c.hip_drop_labels or c.hip_drop <= 0):
+                if action in c.phase_labels:
                     credited = self.count(action, t, 1, at=at, phase=True) or credited
                 elif action not in COUNTABLE and c.credit_unnamed:
                     if len(self.phase_unnamed) == MAX_UNNAMED:
                         self.phase_unnamed.pop(0)
-                    self.phase_unnamed.append((at, dropped))
+                    self.phase_unnamed.append(at)
         if pose is None:
             return credited
         x = self.features(pose)
         if x is None:
             return credited
         self.last_pose_t = t
-        self.hip_heights.append((t, self.hip_height))
-        if len(self.hip_heights) > MAX_HIP_HEIGHTS:
-            self.hip_heights.pop(0)
         self.rows.append(x)
         self.cues.append(self.leg_height)
         self.torsos.append(self.torso)
@@ -504,9 +471,7 @@ class RepetitionCounter:
         """An exercise is named: the set's repetitions seen before (that pass its cues) count now."""
         if action in self.c.phase_labels:
             result = None
-            for when, dropped in self.phase_unnamed:
-                if not dropped and action in self.c.hip_drop_labels and self.c.hip_drop > 0:
-                    continue
+            for when in self.phase_unnamed:
                 result = self.count(action, now, 1, at=when, phase=True) or result
             self.phase_unnamed = []
             self.unnamed = []

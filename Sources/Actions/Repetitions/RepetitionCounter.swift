@@ -39,18 +39,17 @@ import PoseEstimation
 ///    time during the warm-up restarts the warm-up (until then it sat at the box centre).
 ///
 /// With a phase net (`init(configuration:phaseNet:)`, as posewatch runs), the labels in
-/// `phaseLabels` (all five exercises) are counted by the learned net instead of the rule above. A
-/// small network (`RepetitionPhaseNet`, two models averaged) reads the last 3 s of poses on every
-/// frame, person or not, and says where in a repetition the person is (an angle going round once
-/// per repetition) and how likely they are repeating at all; `RepetitionPhaseCounter` counts one
-/// repetition each time that angle comes round to three quarters of a cycle while the net says
-/// they are repeating, and credits up to half a second back when it has just decided they are. A
-/// lunge counts only if the hips dropped in that cycle (`hipDropLabels`): the net takes a knee
-/// drive between lunges for a cycle of its own. Such a repetition is handled like the rule's:
-/// counted at once under one of those labels, kept for the set while no exercise is named,
-/// ignored under a label the rule counts (none by default). The rule's own repetitions of the
-/// net's labels are never counted then; its motion state still runs for every label. Without a
-/// net (`init(configuration:)`, `replay --motion-rule`) the rule counts every label.
+/// `phaseLabels` (squats, jumping jacks, burpees and push-ups) are counted by the learned net instead of the rule
+/// above. A small network (`RepetitionPhaseNet`, two models averaged) reads the last 3 s of poses
+/// on every frame, person or not, and says where in a repetition the person is (an angle going
+/// round once per repetition) and how likely they are repeating at all; `RepetitionPhaseCounter`
+/// counts one repetition each time that angle comes round to three quarters of a cycle while the
+/// net says they are repeating, and credits up to half a second back when it has just decided they are.
+/// Such a repetition is handled like the rule's: counted at once under one of those labels, kept
+/// for the set while no exercise is named, ignored under another exercise's label (the rule
+/// counts those). The rule's own repetitions of the net's labels are never counted then. The
+/// rule's motion state still runs for every label. Without a net (`init(configuration:)`) the rule
+/// counts every label.
 ///
 /// Motion is tracked whatever the label is, so a classifier flickering to `low_confidence` or
 /// `other` does not lose the phase, and a change of label does not re-learn it. A repetition
@@ -207,8 +206,6 @@ public final class RepetitionCounter {
     private let phaseLabelMask: UInt32
     /// Bit per `ActionLabel.countableIndex` of `configuration.verticalLabels`.
     private let verticalLabelMask: UInt32
-    /// Bit per `ActionLabel.countableIndex` of `configuration.hipDropLabels` (0 when the check is off).
-    private let hipDropLabelMask: UInt32
     /// When the net last saw a repetition (counted or kept): a pause longer than
     /// `setPauseSeconds` after it ends the set for its kept repetitions.
     private var lastPhaseRepetitionTime = -Double.infinity
@@ -250,7 +247,6 @@ public final class RepetitionCounter {
         self.phase = phase
         phaseLabelMask = phase != nil ? Self.labelMask(configuration.phaseLabels) : 0
         verticalLabelMask = Self.labelMask(configuration.verticalLabels)
-        hipDropLabelMask = configuration.hipDropTorsoLengths > 0 ? Self.labelMask(configuration.hipDropLabels) : 0
         capacity = configuration.windowFrames
         let features = Self.featureCount
         perAction = .allocate(capacity: ActionLabel.countable.count)
@@ -346,11 +342,6 @@ public final class RepetitionCounter {
     /// Whether this counter counts `action` with the phase net.
     @inline(__always)
     private func countsWithNet(_ action: ActionLabel?) -> Bool { Self.labelMask(phaseLabelMask, holds: action) }
-
-    /// Whether the net's repetition of `action`, whose hips did or did not drop, counts.
-    private func netRepetitionCounts(_ action: ActionLabel, hipsDropped: Bool) -> Bool {
-        hipsDropped || !Self.labelMask(hipDropLabelMask, holds: action)
-    }
 
     /// How many windows the phase net failed on (the counter went on as if p(repeating) were 0
     /// there): 0 unless a model is damaged in a way its test run at load did not show.
@@ -452,11 +443,10 @@ public final class RepetitionCounter {
         for event in events {
             let time = timestamp - Double(phase.frame - event.frame) / configuration.framesPerSecond
             lastPhaseRepetitionTime = timestamp
-            let hipsDropped = phase.hipsDropped(at: time, by: configuration.hipDropTorsoLengths)
             if let action, countsWithNet(action) {
-                if netRepetitionCounts(action, hipsDropped: hipsDropped) { count(action, at: time, byNet: true) }
+                count(action, at: time, byNet: true)
             } else if action?.isCountable != true {
-                phase.addPending(at: time, hipsDropped: hipsDropped)
+                phase.addPending(at: time)
             }
         }
     }
@@ -503,7 +493,6 @@ public final class RepetitionCounter {
         seenJoints = 0
         pendingCount = 0  // whoever did them has left
         phase?.pendingCount = 0  // the net's too (its window and counter go on: they read every frame)
-        phase?.forgetHipHeights()
         pendingAwaitingReturn = -1
         otherSince = nil
         lastRepetitionTime = -Double.infinity
@@ -600,22 +589,6 @@ public final class RepetitionCounter {
             torso = torso.isNaN ? depth : max(torso, depth)
         }
         torsoHeights[nextRow] = torso
-        if let phase {
-            // The hips' height above the lower ankle in torso lengths, for `hipDropLabels`.
-            var lowestAnkle = -Double.infinity, hipSum = 0.0, hips = 0.0
-            for sideIndex in 0..<2 {
-                let ankle = Joint.leftAnkle.rawValue + sideIndex, hip = Joint.leftHip.rawValue + sideIndex
-                if seenJoints & (1 << UInt32(ankle)) != 0 {
-                    lowestAnkle = max(lowestAnkle, Double(normalised(ankle, centreX: centreX, centreY: centreY, scale: scale).y))
-                }
-                if seenJoints & (1 << UInt32(hip)) != 0 {
-                    hipSum += Double(normalised(hip, centreX: centreX, centreY: centreY, scale: scale).y)
-                    hips += 1
-                }
-            }
-            let known = lowestAnkle > -Double.infinity && hips > 0 && torso > 1e-3
-            phase.recordHipHeight(known ? (lowestAnkle - hipSum / hips) / torso : .nan, at: timestamp)
-        }
         times[nextRow] = timestamp
         nextRow = (nextRow + 1) % capacity
         rows = min(rows + 1, capacity)
@@ -778,10 +751,7 @@ public final class RepetitionCounter {
             if countsWithNet(action) {
                 // The net's label: the net's kept repetitions count, the rule's go (with their
                 // leg-cue wait).
-                for index in 0..<phase.pendingCount
-                where netRepetitionCounts(action, hipsDropped: phase.pendingHipsDropped[index]) {
-                    count(action, at: phase.pendingTimes[index], byNet: true)
-                }
+                for index in 0..<phase.pendingCount { count(action, at: phase.pendingTimes[index], byNet: true) }
                 phase.pendingCount = 0
                 pendingCount = 0
                 pendingAwaitingReturn = -1
@@ -1077,23 +1047,9 @@ private final class PhaseNetPath {
     /// The net frame being processed (-1 before the first): the phase counter numbers frames the
     /// same way, so an event's age is `frame - event.frame`.
     private(set) var frame = -1
-    /// The net's repetitions seen while no exercise was named, oldest first (Python `phase_unnamed`),
-    /// and whether the hips dropped in each (`hipDropLabels`).
+    /// The net's repetitions seen while no exercise was named, oldest first (Python `phase_unnamed`).
     let pendingTimes: UnsafeMutablePointer<Double>
-    let pendingHipsDropped: UnsafeMutablePointer<Bool>
     var pendingCount = 0
-    /// The hips' height above the lower ankle (torso lengths, NaN: unknown) and the time of the last
-    /// `hipHeightCapacity` usable poses, a ring (Python `hip_heights`), and the net's last
-    /// repetition mark: what `hipsDropped` looks at.
-    private let hipHeights: UnsafeMutablePointer<Double>
-    private let hipHeightTimes: UnsafeMutablePointer<Double>
-    private var hipHeightCount = 0
-    private var nextHipHeight = 0
-    private var lastMarkTime = -Double.infinity
-    /// At most 3 s at 15 frames per second, with a margin (Python `MAX_HIP_HEIGHTS`).
-    static let hipHeightCapacity = 64
-    /// How far back `hipsDropped` looks at most (Python `HIP_DROP_SPAN_S`).
-    static let hipDropSpanSeconds = 3.0
     private(set) var failures = 0
 
     init(net: consuming RepetitionPhaseNet, frameRate: FrameRate) {
@@ -1101,56 +1057,10 @@ private final class PhaseNetPath {
         counter = RepetitionPhaseCounter(frameRate: frameRate)
         pendingTimes = .allocate(capacity: RepetitionCounter.maximumPendingRepetitions)
         pendingTimes.initialize(repeating: 0, count: RepetitionCounter.maximumPendingRepetitions)
-        pendingHipsDropped = .allocate(capacity: RepetitionCounter.maximumPendingRepetitions)
-        pendingHipsDropped.initialize(repeating: false, count: RepetitionCounter.maximumPendingRepetitions)
-        hipHeights = .allocate(capacity: Self.hipHeightCapacity)
-        hipHeights.initialize(repeating: 0, count: Self.hipHeightCapacity)
-        hipHeightTimes = .allocate(capacity: Self.hipHeightCapacity)
-        hipHeightTimes.initialize(repeating: 0, count: Self.hipHeightCapacity)
     }
 
     deinit {
         pendingTimes.deallocate()
-        pendingHipsDropped.deallocate()
-        hipHeights.deallocate()
-        hipHeightTimes.deallocate()
-    }
-
-    /// Keeps a usable pose's hip height for `hipsDropped` (the oldest goes when the ring is full).
-    func recordHipHeight(_ height: Double, at time: Double) {
-        hipHeights[nextHipHeight] = height
-        hipHeightTimes[nextHipHeight] = time
-        nextHipHeight = (nextHipHeight + 1) % Self.hipHeightCapacity
-        hipHeightCount = min(hipHeightCount + 1, Self.hipHeightCapacity)
-    }
-
-    /// The person left: their hip heights and the last mark go.
-    func forgetHipHeights() {
-        hipHeightCount = 0
-        nextHipHeight = 0
-        lastMarkTime = -.infinity
-    }
-
-    /// Whether, between the previous repetition mark (at most `hipDropSpanSeconds` back) and this
-    /// one at `time`, the hips' lowest known height lies at least `drop` below a height reached
-    /// before it. Every mark calls it (it moves the previous mark on). Python: `hips_dropped`.
-    func hipsDropped(at time: Double, by drop: Double) -> Bool {
-        let since = max(lastMarkTime, time - Self.hipDropSpanSeconds)
-        lastMarkTime = time
-        var lowest = Double.infinity, highestBeforeLowest = -Double.infinity, highest = -Double.infinity
-        var known = 0
-        for step in 0..<hipHeightCount {  // oldest first
-            let slot = (nextHipHeight - hipHeightCount + step + Self.hipHeightCapacity) % Self.hipHeightCapacity
-            let when = hipHeightTimes[slot], height = hipHeights[slot]
-            guard when > since, when <= time, !height.isNaN else { continue }
-            known += 1
-            highest = max(highest, height)
-            if height < lowest {  // the first lowest, as numpy's argmin
-                lowest = height
-                highestBeforeLowest = highest
-            }
-        }
-        return known >= 2 && highestBeforeLowest - lowest >= drop
     }
 
     /// This frame's output (`frame` advanced). A window the net fails on (only a model damaged in a
@@ -1167,16 +1077,12 @@ private final class PhaseNetPath {
     }
 
     /// Keeps a repetition for the set; the oldest goes when `maximumPendingRepetitions` are kept.
-    func addPending(at time: Double, hipsDropped: Bool) {
+    func addPending(at time: Double) {
         if pendingCount == RepetitionCounter.maximumPendingRepetitions {
-            for index in 1..<pendingCount {
-                pendingTimes[index - 1] = pendingTimes[index]
-                pendingHipsDropped[index - 1] = pendingHipsDropped[index]
-            }
+            for index in 1..<pendingCount { pendingTimes[index - 1] = pendingTimes[index] }
             pendingCount -= 1
         }
         pendingTimes[pendingCount] = time
-        pendingHipsDropped[pendingCount] = hipsDropped
         pendingCount += 1
     }
 
@@ -1185,7 +1091,6 @@ private final class PhaseNetPath {
         var kept = 0
         for index in 0..<pendingCount where pendingTimes[index] >= time {
             pendingTimes[kept] = pendingTimes[index]
-            pendingHipsDropped[kept] = pendingHipsDropped[index]
             kept += 1
         }
         pendingCount = kept
@@ -1198,6 +1103,5 @@ private final class PhaseNetPath {
         counter.reset()
         frame = -1
         pendingCount = 0
-        forgetHipHeights()
     }
 }

@@ -42,19 +42,8 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// `Config.phase_labels`. Burpees joined squats and jumping jacks when the net counted the
     /// generated sessions' burpees far better than the rule (`training/counter/README.md`, round 16);
     /// push-ups once a net trained on streams that open mid-exercise counted RepCount's real push-ups
-    /// and the sessions' far better, and a set's start-up right (round 17); lunges once the hips'
-    /// drop (`hipDropLabels`) kept the net from counting a knee drive between lunges (round 22).
-    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees, .pushUps, .lunges]
-    /// The phase net's labels whose repetitions count only if the hips dropped: between the net's
-    /// previous repetition mark (at most 3 s back) and this one, the lowest height of the hips
-    /// above the lower ankle (vertical, in torso lengths) lies at least `hipDropTorsoLengths` below
-    /// a height reached before it in that span. A lunge's bottom is its span's lowest point; a knee
-    /// drive between lunges, which the net takes for a cycle of its own, keeps the hips up, and its
-    /// span's lowest point is the previous lunge's rise. Python: `Config.hip_drop_labels`.
-    public var hipDropLabels: [ActionLabel] = [.lunges]
-    /// The drop `hipDropLabels` need, in torso lengths (hips below the shoulders on the more upright
-    /// side); 0 turns the check off. Python: `Config.hip_drop`.
-    public var hipDropTorsoLengths: Double = 0.1
+    /// and the sessions' far better, and a set's start-up right (round 17). Lunges stay with the rule.
+    public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees, .pushUps]
     /// The labels whose motion axis is taken from the joints' vertical positions alone (the
     /// horizontal features are left out of the window while one of them is the label). An
     /// alternating lunge moves the body's box sideways with the leading leg, once per pair of

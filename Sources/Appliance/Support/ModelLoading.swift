@@ -57,7 +57,7 @@ enum ModelLoading {
     }
 
     /// The repetition counter `run` and `replay` use: the phase net built into this binary counts
-    /// every exercise (lunges only where the hips dropped). A net that
+    /// its labels (squats, jumping jacks, burpees, push-ups), the rule the others (lunges). A net that
     /// does not load is an installation problem, as the built-in classifier's would be (exit 78).
     /// `motionRuleOnly` (`replay --motion-rule`) leaves the net out: the rule counts every label.
     static func repetitionCounter(motionRuleOnly: Bool = false) throws(ModelLoadingError) -> RepetitionCounter {

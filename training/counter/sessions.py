@@ -34,6 +34,11 @@ repetition's far-pose time, the segments between them, camera and bucket facts),
 `index.json` listing the sessions.
 
     python training/counter/sessions.py --split heldout --count 40 --out /tmp/posewatch-sessions
+    python training/counter/sessions.py --split heldout --count 40 --clean-poses --out /tmp/posewatch-sessions-clean
+
+`--clean-poses` writes the same sessions with the camera's projected joints, every one scored 0.9,
+instead of the detector noise (same draws: same sets, times, views and walks), so the counter can
+be measured with perfect poses on the same footage.
 
 Needs only numpy; nothing here reads ../shared or writes into the repository.
 """
@@ -233,8 +238,10 @@ def far_times(world, reps, fps):
     return out
 
 
-def make_session(seed, fps=FPS, seconds=(90.0, 150.0)):
-    """-> (keypoints float32[T,17,3], annotation dict)."""
+def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False):
+    """-> (keypoints float32[T,17,3], annotation dict). `clean_poses`: the same session (the same
+    random draws, so the same sets, times, camera and walks) with the camera's projected joints and
+    every joint scored 0.9 in place of the detector noise: what the counter does with perfect poses."""
     rng = np.random.default_rng(seed)
     b = random_body(rng)
     heading = rng.uniform(-180, 180)
@@ -322,6 +329,8 @@ def make_session(seed, fps=FPS, seconds=(90.0, 150.0)):
         scores = keypoints[..., 2]
         if np.any((scores > 0) & (scores != 0.9)):
             break  # a detector-like draw (the annotation-like one has scores of 0 and 0.9 only)
+    if clean_poses:  # drawn all the same, so every later draw is the noisy session's
+        keypoints = np.concatenate([kp, np.full(kp.shape[:2] + (1,), 0.9)], axis=-1)
     moved = shift != 0
     keypoints[moved, :, 0] += shift[moved, None]
     outside = moved[:, None] & ((keypoints[..., 0] < 0) | (keypoints[..., 0] >= width))
@@ -370,12 +379,12 @@ def seeds_for(split, count, first_seed=None):
     return list(range(first, first + count))
 
 
-def generate(out, seeds, fps=FPS):
+def generate(out, seeds, fps=FPS, clean_poses=False):
     """Writes the sessions and index.json into `out`; returns the index."""
     os.makedirs(out, exist_ok=True)
     index = []
     for seed in seeds:
-        keypoints, annotation = make_session(seed, fps)
+        keypoints, annotation = make_session(seed, fps, clean_poses=clean_poses)
         name = f"s{seed}"
         np.save(os.path.join(out, name + ".npy"), keypoints)
         with open(os.path.join(out, name + ".json"), "w") as f:
@@ -383,7 +392,7 @@ def generate(out, seeds, fps=FPS):
         index.append(dict(name=name, seed=int(seed), seconds=annotation["seconds"], sets=len(annotation["sets"]),
                           repetitions=sum(s["count"] for s in annotation["sets"])))
     with open(os.path.join(out, "index.json"), "w") as f:
-        json.dump(dict(fps=fps, seeds=[int(s) for s in seeds], sessions=index), f, indent=1)
+        json.dump(dict(fps=fps, seeds=[int(s) for s in seeds], clean_poses=clean_poses, sessions=index), f, indent=1)
     return index
 
 
@@ -394,10 +403,13 @@ def main():
                     help="tune: seeds from %d; heldout: seeds from %d (default %%(default)s)" % (SPLITS["tune"], SPLITS["heldout"]))
     ap.add_argument("--count", type=int, default=40, help="number of sessions (default %(default)s)")
     ap.add_argument("--first-seed", type=int, default=None, help="start from this seed instead of the split's")
+    ap.add_argument("--clean-poses", action="store_true",
+                    help="the same sessions with perfect poses (projected joints, every score 0.9) instead of the "
+                         "detector noise: how much of the counter's error the poses carry")
     args = ap.parse_args()
     if args.count < 1:
         ap.error("--count must be at least 1")
-    index = generate(args.out, seeds_for(args.split, args.count, args.first_seed))
+    index = generate(args.out, seeds_for(args.split, args.count, args.first_seed), clean_poses=args.clean_poses)
     print(f"{len(index)} sessions, {sum(s['sets'] for s in index)} sets, {sum(s['repetitions'] for s in index)} repetitions, "
           f"{sum(s['seconds'] for s in index) / 60:.1f} min -> {args.out}")
 

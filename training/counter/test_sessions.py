@@ -30,6 +30,20 @@ class SessionTests(unittest.TestCase):
         self.assertEqual(ann_a, ann_b)
         self.assertFalse(a.shape == c.shape and np.array_equal(a, c))
 
+    def test_clean_poses_are_the_same_session_without_the_detector_noise(self):
+        noisy, ann = sessions.make_session(2323001)
+        clean, ann_clean = sessions.make_session(2323001, clean_poses=True)
+        self.assertEqual([(s["label"], s["reps"]) for s in ann["sets"]], [(s["label"], s["reps"]) for s in ann_clean["sets"]])
+        self.assertEqual(noisy.shape, clean.shape)
+        person, noisy_person = clean[..., 2].max(1) > 0, noisy[..., 2].max(1) > 0
+        self.assertGreaterEqual(person.sum(), noisy_person.sum())  # no dropped frames
+        # every joint of a person in view scores 0.9 (only joints past the frame edge while
+        # walking in or out lose score); the detector's scores are spread
+        self.assertGreater(np.mean(clean[person][..., 2] == np.float32(0.9)), 0.95)
+        self.assertLess(np.mean(noisy[noisy_person][..., 2] == np.float32(0.9)), 0.05)
+        both = person & noisy_person
+        self.assertGreater(np.abs(clean[both][..., :2] - noisy[both][..., :2]).mean(), 0.5)  # the noise moved the joints
+
     def test_sets_have_the_asked_repetitions_and_tempo(self):
         for seed in (2323000, 2323001, 2323002):
             keypoints, ann = sessions.make_session(seed)

@@ -1,3 +1,5 @@
+import Capture
+
 /// A square region of the frame, in frame pixels, that is scaled into the pose model's square
 /// input. It may extend past the frame's edges: those parts are filled with black, which is how a
 /// letterbox of the whole frame is expressed (a square as wide as the frame's longer side).
@@ -19,6 +21,11 @@ public struct CropRegion: Equatable, Sendable {
     public static func wholeFrame(width: Int, height: Int) -> CropRegion {
         let side = Float(max(width, height))
         return CropRegion(minX: (Float(width) - side) / 2, minY: (Float(height) - side) / 2, side: side)
+    }
+
+    /// The region as the frame converter takes it.
+    public var rectangle: FrameRectangle {
+        FrameRectangle(x: Double(minX), y: Double(minY), width: Double(side), height: Double(side))
     }
 
     /// Maps a point in the model's normalised input coordinates (0...1 across the square) to frame pixels.

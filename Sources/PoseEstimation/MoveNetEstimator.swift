@@ -18,16 +18,28 @@ public struct PoseEstimate: Sendable {
     public var region: CropRegion
     /// When the frame was captured.
     public var timestamp: MonotonicInstant
-    /// Time spent in `invoke()`, nanoseconds.
+    /// Time spent in `invoke()`, nanoseconds (both invokes on a frame that was also searched).
     public var inferenceNanoseconds: Int64
+    /// People in view (the watched person and the others a search found; 0 or 1 with nobody else).
+    public var peopleInView: Int = 0
+    /// Changes whenever the watch moves to another person or starts anew (`PeopleInView`).
+    public var watchIdentifier: Int = 0
+    /// Whether the watch moved to another person on this frame (someone more prominent at the
+    /// start, or someone exercising while the watched person stood still).
+    public var watchMoved = false
 }
 
 /// MoveNet SinglePose on posewatch's inference core: converts each frame straight into the model's
 /// uint8 input (letterbox of the whole frame, or the crop around the previous pose), runs the
 /// model, maps the keypoints back to frame pixels and applies the presence rule.
 ///
+/// With a second person in view it watches one (`PeopleInView`): every few frames a second invoke
+/// searches the whole frame with the watched person blacked out, and the people it finds are
+/// blacked out of the watched person's crop, so MoveNet there sees only the watched person.
+///
 /// Two steps per frame, so the camera buffer goes back to the driver before inference:
-/// `loadInput(from:)` inside the capture closure, then `estimate()` after it.
+/// `loadInput(from:)` inside the capture closure (it also prepares a search input when one is
+/// due), then `estimate()` after it.
 public struct MoveNetEstimator: ~Copyable {
     /// The interpreter running the pose model (its arena is allocated once, at init).
     public let interpreter: Interpreter
@@ -39,9 +51,18 @@ public struct MoveNetEstimator: ~Copyable {
     public var smartCropping = true
     public var cropPolicy = CropPolicy()
     public var presenceRule = PersonPresenceRule()
+    /// Who is in view and whom the pose stage watches.
+    public private(set) var people = PeopleInView()
+    /// Whether other people are searched for and blacked out (false: MoveNet alone decides whom it
+    /// sees, as before people were told apart; for comparison runs).
+    public var searchesForPeople = true
 
     private var converter: FrameConverter
     private let input: UnsafeMutablePointer<UInt8>
+    /// The search's input, filled in `loadInput` (the frame is gone by `estimate`).
+    private let searchInput: UnsafeMutablePointer<UInt8>
+    private var searchPending = false
+    private var searchRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var nextRegion: CropRegion?
     private var pendingRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var pendingTimestamp = MonotonicInstant.zero
@@ -87,17 +108,35 @@ public struct MoveNetEstimator: ~Copyable {
         self.inputSide = input.shape[1]
         self.converter = FrameConverter(tensorWidth: input.shape[1], tensorHeight: input.shape[1])
         self.input = interpreter.inputBytes(0).baseAddress!.assumingMemoryBound(to: UInt8.self)
+        self.searchInput = .allocate(capacity: input.shape[1] * input.shape[1] * 3)
     }
+
+    deinit { searchInput.deallocate() }
 
     /// Converts `frame` into the model input over this frame's region. Returns false for a frame
     /// that does not decode (broken JPEG): the caller reports it as broken and skips `estimate()`.
     public mutating func loadInput(from frame: borrowing Frame) -> Bool {
         let width = frame.layout.width, height = frame.layout.height
-        if width != pendingFrameWidth || height != pendingFrameHeight { nextRegion = nil }  // new camera mode
+        if width != pendingFrameWidth || height != pendingFrameHeight {  // new camera mode
+            nextRegion = nil
+            people.reset()
+        }
         let region = (smartCropping ? nextRegion : nil) ?? CropRegion.wholeFrame(width: width, height: height)
-        let rectangle = FrameRectangle(x: Double(region.minX), y: Double(region.minY),
-                                       width: Double(region.side), height: Double(region.side))
-        guard converter.convert(frame, region: .crop(rectangle), into: input) != nil else { return false }
+        guard converter.convert(frame, region: .crop(region.rectangle), into: input) != nil else { return false }
+        searchPending = false
+        if searchesForPeople {
+            for slot in 0..<PeopleInView.slotCount {
+                if let other = people.otherPerson(in: slot), let mask = people.maskRectangle(forOther: other.box) {
+                    blackOut(mask, in: input, region: region)
+                }
+            }
+            if people.wantsSearch(), let watched = people.watched {
+                searchRegion = CropRegion.wholeFrame(width: width, height: height)
+                guard converter.convert(frame, region: .crop(searchRegion.rectangle), into: searchInput) != nil else { return false }
+                blackOut(people.grown(watched.box), in: searchInput, region: searchRegion)
+                searchPending = true
+            }
+        }
         pendingRegion = region
         pendingTimestamp = frame.timestamp
         pendingFrameWidth = width
@@ -126,16 +165,66 @@ public struct MoveNetEstimator: ~Copyable {
         } catch {
             throw PoseModelError("\(name) failed on a frame: \(error)")
         }
-        let elapsed = (MonotonicInstant.now() - start).nanoseconds
         let keypoints = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: pendingRegion)
-        let person = presenceRule.isPerson(keypoints) ? keypoints : nil
+        var person = presenceRule.isPerson(keypoints) ? keypoints : nil
+        let time = pendingTimestamp.seconds
+        var moved = false
+        if searchesForPeople {
+            // Someone else despite the blacked-out others (they moved since the last search).
+            if let seen = person, let box = seen.boundingBox(minimumScore: cropPolicy.minimumKeypointScore),
+               !people.isWatched(box) {
+                person = nil
+            }
+            people.watchedSeen(person?.boundingBox(minimumScore: cropPolicy.minimumKeypointScore), at: time)
+            if searchPending {
+                searchPending = false
+                interpreter.inputBytes(0).baseAddress!.copyMemory(from: searchInput, byteCount: inputSide * inputSide * 3)
+                do {
+                    try interpreter.invoke(servicing: &service)
+                } catch {
+                    throw PoseModelError("\(name) failed on a frame: \(error)")
+                }
+                let found = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: searchRegion)
+                let box = presenceRule.isPerson(found) ? found.boundingBox(minimumScore: cropPolicy.minimumKeypointScore) : nil
+                moved = people.searched(found: box, at: time)
+                // The newly watched person is found on the next frame, in the whole frame with
+                // the one watched until now blacked out.
+                if moved { person = nil }
+            }
+        }
+        let elapsed = (MonotonicInstant.now() - start).nanoseconds
         nextRegion = person.map { cropPolicy.nextRegion(after: $0, frameWidth: pendingFrameWidth, frameHeight: pendingFrameHeight) }
         return PoseEstimate(pose: person, keypoints: keypoints, region: pendingRegion,
-                            timestamp: pendingTimestamp, inferenceNanoseconds: elapsed)
+                            timestamp: pendingTimestamp, inferenceNanoseconds: elapsed,
+                            peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved)
+    }
+
+    /// Tells the pose stage whether the action stage names the watched person's movement one of
+    /// the exercises (the frame loop's current decision), at the frame's time: someone else is
+    /// watched instead only while the watched person does none of them (`PeopleInView`).
+    public mutating func watchedPersonExercises(_ exercising: Bool, at timestamp: MonotonicInstant) {
+        people.watchedExercises(exercising, at: timestamp.seconds)
+    }
+
+    /// Blacks out `box` (frame pixels) in a tensor that shows `region`: that part of the picture
+    /// is then like the letterbox's bars, where MoveNet finds nobody.
+    private func blackOut(_ box: BoundingBox, in tensor: UnsafeMutablePointer<UInt8>, region: CropRegion) {
+        let side = Float(inputSide), scale = side / region.side
+        let minX = Int(max(0, min(side, ((box.minX - region.minX) * scale).rounded(.down))))
+        let maxX = Int(max(0, min(side, ((box.maxX - region.minX) * scale).rounded(.up))))
+        let minY = Int(max(0, min(side, ((box.minY - region.minY) * scale).rounded(.down))))
+        let maxY = Int(max(0, min(side, ((box.maxY - region.minY) * scale).rounded(.up))))
+        guard maxX > minX else { return }
+        for row in minY..<max(minY, maxY) {
+            (tensor + (row * inputSide + minX) * 3).initialize(repeating: 0, count: (maxX - minX) * 3)
+        }
     }
 
     /// Forgets the previous pose: the next frame is looked at whole.
-    public mutating func resetCropping() { nextRegion = nil }
+    public mutating func resetCropping() {
+        nextRegion = nil
+        people.reset()
+    }
 }
 
 /// The service point that does nothing (`estimate()` without one).

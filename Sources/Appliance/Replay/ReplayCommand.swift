@@ -127,6 +127,7 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
 
     mutating func consume<Source: FrameSource & ~Copyable>(_ source: inout Source) throws {
         var first: MonotonicInstant?
+        var lastPeople = 1
         while true {
             var loaded = false
             let outcome = source.nextFrame(timeoutMilliseconds: 0) { frame in
@@ -139,7 +140,17 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
             let estimate: PoseEstimate
             do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
             let seconds = (estimate.timestamp - first!).seconds
+            // A second person coming or going, or the watch moving, is reported; one person
+            // arriving alone is not (every clip would start with the line).
+            let people = max(estimate.peopleInView, 1)
+            if people != lastPeople || estimate.watchMoved {
+                if people > 1 || lastPeople > 1 || estimate.watchMoved {
+                    report.people(count: people, watch: estimate.watchIdentifier, moved: estimate.watchMoved, at: seconds)
+                }
+                lastPeople = people
+            }
             try ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
+            estimator.watchedPersonExercises(pipeline.currentDecision.action?.isCountable ?? false, at: estimate.timestamp)
         }
         report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
     }

@@ -25,6 +25,20 @@ struct ReplayReport {
         }
     }
 
+    /// The people in view changed in number, or the watch moved to another person: JSONL
+    /// `{"t", "event": "people", "people", "watch"}` (`watch` changes when another person is
+    /// watched), a line in the text timeline.
+    func people(count: Int, watch: Int, moved: Bool, at seconds: Double) {
+        switch format {
+        case .jsonl:
+            emit(.object([("t", .number(Self.rounded(seconds, 3))), ("event", .string("people")),
+                          ("people", .integer(count)), ("watch", .integer(watch))]))
+        case .text:
+            let what = moved ? "now watching another person" : (count == 1 ? "1 person in view" : "\(count) people in view")
+            print("\(Self.clock(seconds))    \(what)")
+        }
+    }
+
     /// A counted repetition: `t` is when it was counted, `at` when it happened (earlier when it was
     /// credited as the classifier named the exercise).
     func repetition(_ repetition: RepetitionEvent, at seconds: Double) {

@@ -48,6 +48,9 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private var firstFrameTime: MonotonicInstant?
     /// The capture time of the newest frame processed (cameras only: file timestamps are stream time).
     private var newestFrameTime: MonotonicInstant?
+    /// Whether a second person is in view (an episode: it ends after 10 s with one person).
+    private var othersInView = false
+    private var othersLastSeen = MonotonicInstant.zero
     private let allocations = AllocationProbe()
     /// Allocations made while handling frames (capture, models, pipeline, event logging) in the
     /// current summary interval. LED writes are measured apart (GPIO writes are allocation-free in
@@ -165,7 +168,10 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             if Source.isCamera { newestFrameTime = estimate.timestamp }
             let seconds = (estimate.timestamp - start).seconds
             let step = pipeline.process(estimate.pose, at: seconds)
+            estimator.watchedPersonExercises(pipeline.currentDecision.action?.isCountable ?? false, at: estimate.timestamp)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
+            summary.recordPeopleInView(estimate.peopleInView)
+            notePeople(estimate)
             // What the LEDs show starts now, after the frame's inference: from `now` (read before
             // it) a 150 ms wink could be over before the LEDs are next written on a slow board.
             let shown = MonotonicInstant.now()
@@ -201,6 +207,25 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         if dropped != lastDropped {
             summary.recordDroppedFrames(dropped - lastDropped)
             lastDropped = dropped
+        }
+    }
+
+    /// Says in the journal when a second person comes into view (once until they have gone) and
+    /// when the watch moves to another person, so an owner reading the journal knows whose
+    /// workout it reports.
+    private mutating func notePeople(_ estimate: PoseEstimate) {
+        if estimate.watchMoved {
+            logger.notice("now watching another person: the one watched until now stopped exercising while they move (\(estimate.peopleInView) people in view)",
+                          LogFields(event: .camera, extra: [LogField("PERSONS", .integer(estimate.peopleInView))]))
+        }
+        if estimate.peopleInView >= 2 { othersLastSeen = estimate.timestamp }
+        if estimate.peopleInView >= 2, !othersInView {
+            othersInView = true
+            logger.notice("\(estimate.peopleInView) people in view: watching the one exercising (or the most prominent); the others' movement is not counted",
+                          LogFields(event: .camera, extra: [LogField("PERSONS", .integer(estimate.peopleInView))]))
+        } else if estimate.peopleInView <= 1, othersInView, (estimate.timestamp - othersLastSeen).seconds >= 10 {
+            othersInView = false
+            logger.info("only the watched person is in view again", LogFields(event: .camera, extra: [LogField("PERSONS", .integer(estimate.peopleInView))]))
         }
     }
 

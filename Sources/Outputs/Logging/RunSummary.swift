@@ -25,6 +25,9 @@ public struct RunSummary: Sendable {
     public private(set) var repetitionsPerAction: [Int]
     private var currentAction: Int?
     private var currentActionSince: MonotonicInstant
+    /// The most people in view on any frame of this interval (the watched person and the others
+    /// the pose stage found).
+    public private(set) var mostPeopleInView = 0
 
     /// A summary for `actionLabels` starting at `now`.
     public init(actionLabels: [String], now: MonotonicInstant) {
@@ -41,6 +44,11 @@ public struct RunSummary: Sendable {
         frames += 1
         let bucket = min(max(Int(inferenceNanoseconds / Self.bucketNanoseconds), 0), Self.bucketCount)
         histogram[bucket] &+= 1
+    }
+
+    /// Records how many people were in view on a frame.
+    public mutating func recordPeopleInView(_ count: Int) {
+        mostPeopleInView = max(mostPeopleInView, count)
     }
 
     /// Records frames the camera dropped because the loop was busy.
@@ -90,12 +98,14 @@ public struct RunSummary: Sendable {
     /// The summary entry's fields at `now` (this allocates the extra fields: once per interval).
     /// `FPS`, `DROPPED_FRAMES`, `INFERENCE_MS` (p50), `FRAMES` and `INFERENCE_P99_MS` cover the
     /// interval (the loop calls `startInterval` after logging them); `DROPPED_FRAMES_TOTAL`,
-    /// `SECONDS_<ACTION>` and `REPS_<ACTION>` cover the whole run.
+    /// `SECONDS_<ACTION>` and `REPS_<ACTION>` cover the whole run; `PERSONS`, the most people in
+    /// view on one frame, covers the interval.
     public mutating func fields(at now: MonotonicInstant) -> LogFields {
         closeCurrentAction(at: now)
         var extra: [LogField] = [
             LogField("FRAMES", .integer(frames)),
             LogField("DROPPED_FRAMES_TOTAL", .integer(totalDroppedFrames)),
+            LogField("PERSONS", .integer(mostPeopleInView)),
         ]
         if let p99 = inferenceMilliseconds(percentile: 0.99) {
             extra.append(LogField("INFERENCE_P99_MS", .decimal(p99, fractionDigits: 2)))
@@ -115,6 +125,7 @@ public struct RunSummary: Sendable {
         intervalStart = now
         frames = 0
         droppedFrames = 0
+        mostPeopleInView = 0
         for index in histogram.indices { histogram[index] = 0 }
     }
 }

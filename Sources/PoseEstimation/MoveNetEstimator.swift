@@ -27,6 +27,8 @@ public struct PoseEstimate: Sendable {
     /// Whether the watch moved to another person on this frame (someone more prominent at the
     /// start, or someone exercising while the watched person stood still).
     public var watchMoved = false
+    /// The mean brightness (0…255) of the picture the model looked at (the frame or the crop).
+    public var brightness: Float = 0
 }
 
 /// MoveNet SinglePose on posewatch's inference core: converts each frame straight into the model's
@@ -62,6 +64,7 @@ public struct MoveNetEstimator: ~Copyable {
     /// The search's input, filled in `loadInput` (the frame is gone by `estimate`).
     private let searchInput: UnsafeMutablePointer<UInt8>
     private var searchPending = false
+    private var pendingBrightness: Float = 0
     private var searchRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var nextRegion: CropRegion?
     private var pendingRegion = CropRegion(minX: 0, minY: 0, side: 1)
@@ -123,6 +126,7 @@ public struct MoveNetEstimator: ~Copyable {
         }
         let region = (smartCropping ? nextRegion : nil) ?? CropRegion.wholeFrame(width: width, height: height)
         guard converter.convert(frame, region: .crop(region.rectangle), into: input) != nil else { return false }
+        pendingBrightness = Self.meanByte(input, count: inputSide * inputSide * 3)
         searchPending = false
         if searchesForPeople {
             for slot in 0..<PeopleInView.slotCount {
@@ -196,7 +200,8 @@ public struct MoveNetEstimator: ~Copyable {
         nextRegion = person.map { cropPolicy.nextRegion(after: $0, frameWidth: pendingFrameWidth, frameHeight: pendingFrameHeight) }
         return PoseEstimate(pose: person, keypoints: keypoints, region: pendingRegion,
                             timestamp: pendingTimestamp, inferenceNanoseconds: elapsed,
-                            peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved)
+                            peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved,
+                            brightness: pendingBrightness)
     }
 
     /// Tells the pose stage whether the action stage names the watched person's movement one of
@@ -204,6 +209,13 @@ public struct MoveNetEstimator: ~Copyable {
     /// watched instead only while the watched person does none of them (`PeopleInView`).
     public mutating func watchedPersonExercises(_ exercising: Bool, at timestamp: MonotonicInstant) {
         people.watchedExercises(exercising, at: timestamp.seconds)
+    }
+
+    /// The mean of `count` bytes (the input's brightness; letterbox bars count as black).
+    private static func meanByte(_ bytes: UnsafePointer<UInt8>, count: Int) -> Float {
+        var sum = 0
+        for index in 0..<count { sum &+= Int(bytes[index]) }
+        return Float(sum) / Float(max(count, 1))
     }
 
     /// Blacks out `box` (frame pixels) in a tensor that shows `region`: that part of the picture

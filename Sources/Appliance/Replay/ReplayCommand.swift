@@ -49,6 +49,8 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Always look at the whole frame (no crop from the previous pose).")
     var noSmartCropping = false
 
+    @OptionGroup var orientationOptions: OrientationOptions
+
     func validate() throws {
         guard (input == nil) == demo else { throw ValidationError("give an input file, or --demo") }
         guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
@@ -92,6 +94,7 @@ struct ReplayCommand: ParsableCommand {
                 let source = try FrameInput.file(input, framesPerSecond: fps)
                 var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
                 estimator.smartCropping = configuration.smartCropping && !noSmartCropping
+                estimator.orientation = try orientationOptions.orientation(over: configuration)
                 var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
                 try source.read(with: &replayer)
             }

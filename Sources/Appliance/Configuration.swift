@@ -24,6 +24,12 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var cameraSize: (width: Int, height: Int)? = nil
     /// `camera.buffers`: V4L2 mmap buffers in the ring.
     public var cameraBufferCount = 4
+    /// `camera.rotation`: degrees clockwise (0, 90, 180 or 270) to turn the camera's picture so
+    /// that people stand upright in it; every input (camera and files) is turned before the pose
+    /// model, and poses are in the turned picture's pixels.
+    public var cameraRotation = 0
+    /// `camera.flip`: mirror the picture left to right, after `cameraRotation`.
+    public var cameraFlip = false
     /// `models.pose`: MoveNet Lightning int8, installed by the package's post-install step.
     public var poseModelPath = "/var/lib/posewatch/movenet_singlepose_lightning_int8_4.tflite"
     /// `models.classifier`: posewatch's action classifier, shipped in the package.
@@ -73,6 +79,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public static func == (lhs: ApplianceConfiguration, rhs: ApplianceConfiguration) -> Bool {
         lhs.cameraDevice == rhs.cameraDevice && lhs.cameraSize?.width == rhs.cameraSize?.width
             && lhs.cameraSize?.height == rhs.cameraSize?.height && lhs.cameraBufferCount == rhs.cameraBufferCount
+            && lhs.cameraRotation == rhs.cameraRotation && lhs.cameraFlip == rhs.cameraFlip
             && lhs.poseModelPath == rhs.poseModelPath && lhs.classifierModelPath == rhs.classifierModelPath
             && lhs.confidenceThreshold == rhs.confidenceThreshold && lhs.smoothing == rhs.smoothing
             && lhs.smartCropping == rhs.smartCropping && lhs.keypointSmoothing == rhs.keypointSmoothing

@@ -107,7 +107,7 @@ struct ConfigurationReader {
 
     /// The keys of each table, for "unknown key" messages that list what is allowed.
     static let knownKeys: [(table: String, keys: [String])] = [
-        ("camera", ["device", "width", "height", "buffers"]),
+        ("camera", ["device", "width", "height", "buffers", "rotation", "flip"]),
         ("models", ["pose", "classifier"]),
         ("classifier", ["confidence_threshold", "smoothing"]),
         ("pose", ["smart_cropping", "smoothing", "smoothing_min_cutoff", "smoothing_beta", "threads"]),
@@ -143,6 +143,8 @@ struct ConfigurationReader {
             case "camera.width": width = (try integer(entry, in: 16...8192), line)
             case "camera.height": height = (try integer(entry, in: 16...8192), line)
             case "camera.buffers": configuration.cameraBufferCount = try integer(entry, in: 2...32)
+            case "camera.rotation": configuration.cameraRotation = try quarterTurn(entry)
+            case "camera.flip": configuration.cameraFlip = try boolean(entry)
             case "models.pose": configuration.poseModelPath = try path(entry)
             case "models.classifier": configuration.classifierModelPath = try path(entry)
             case "classifier.confidence_threshold":
@@ -258,6 +260,15 @@ struct ConfigurationReader {
         guard case .integer(let number) = entry.value else { throw mismatch(entry, expected: expected) }
         guard range.contains(number) else { throw mismatch(entry, expected: expected) }
         return number
+    }
+
+    /// A rotation in degrees clockwise: 0, 90, 180 or 270 (`FrameOrientation.degreeChoices`; this
+    /// file does not import Capture, so the fuzz target builds without it).
+    private func quarterTurn(_ entry: TOMLEntry) throws(ConfigurationError) -> Int {
+        guard case .integer(let degrees) = entry.value, [0, 90, 180, 270].contains(degrees) else {
+            throw mismatch(entry, expected: "0, 90, 180 or 270 (degrees clockwise)")
+        }
+        return degrees
     }
 
     private func boolean(_ entry: TOMLEntry) throws(ConfigurationError) -> Bool {

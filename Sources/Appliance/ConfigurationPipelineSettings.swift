@@ -1,4 +1,5 @@
 import Actions
+import Capture
 import PoseEstimation
 
 extension ApplianceConfiguration {
@@ -12,5 +13,13 @@ extension ApplianceConfiguration {
             settings.smoothing = KeypointSmoother(minimumCutoff: Float(smoothingMinimumCutoff), beta: Float(smoothingBeta))
         }
         return settings
+    }
+}
+
+extension ApplianceConfiguration {
+    /// How the pose stage turns every input upright (`camera.rotation`, `camera.flip`); the
+    /// reader accepts only the four quarter turns.
+    public var frameOrientation: FrameOrientation {
+        FrameOrientation(degrees: cameraRotation, mirrored: cameraFlip) ?? .upright
     }
 }

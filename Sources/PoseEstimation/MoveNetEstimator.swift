@@ -12,7 +12,7 @@ public struct PoseModelError: Error, Sendable, CustomStringConvertible {
 public struct PoseEstimate: Sendable {
     /// The person, or nil when the presence rule says nobody is there.
     public var pose: Pose?
-    /// MoveNet's 17 keypoints as they came out (always present), in frame pixels.
+    /// MoveNet's 17 keypoints as they came out (always present), in upright frame pixels (`orientation`).
     public var keypoints: Pose
     /// The part of the frame the model looked at.
     public var region: CropRegion
@@ -58,8 +58,15 @@ public struct MoveNetEstimator: ~Copyable {
     /// Whether other people are searched for and blacked out (false: MoveNet alone decides whom it
     /// sees, as before people were told apart; for comparison runs).
     public var searchesForPeople = true
+    /// How each frame is turned upright before the model sees it (`camera.rotation`, `camera.flip`):
+    /// poses, regions and people are in the upright picture's pixels. A change forgets the previous
+    /// crop and the people in view, as a new camera mode does.
+    public var orientation: FrameOrientation {
+        get { converter.orientation }
+        set { if newValue != converter.orientation { converter.orientation = newValue; resetCropping() } }
+    }
 
-    private var converter: FrameConverter
+    private var converter: OrientedFrameConverter
     private let input: UnsafeMutablePointer<UInt8>
     /// The search's input, filled in `loadInput` (the frame is gone by `estimate`).
     private let searchInput: UnsafeMutablePointer<UInt8>
@@ -109,7 +116,7 @@ public struct MoveNetEstimator: ~Copyable {
         self.interpreter = interpreter
         self.name = name
         self.inputSide = input.shape[1]
-        self.converter = FrameConverter(tensorWidth: input.shape[1], tensorHeight: input.shape[1])
+        self.converter = OrientedFrameConverter(side: input.shape[1])
         self.input = interpreter.inputBytes(0).baseAddress!.assumingMemoryBound(to: UInt8.self)
         self.searchInput = .allocate(capacity: input.shape[1] * input.shape[1] * 3)
     }
@@ -119,13 +126,13 @@ public struct MoveNetEstimator: ~Copyable {
     /// Converts `frame` into the model input over this frame's region. Returns false for a frame
     /// that does not decode (broken JPEG): the caller reports it as broken and skips `estimate()`.
     public mutating func loadInput(from frame: borrowing Frame) -> Bool {
-        let width = frame.layout.width, height = frame.layout.height
+        let (width, height) = converter.orientation.uprightSize(width: frame.layout.width, height: frame.layout.height)
         if width != pendingFrameWidth || height != pendingFrameHeight {  // new camera mode
             nextRegion = nil
             people.reset()
         }
         let region = (smartCropping ? nextRegion : nil) ?? CropRegion.wholeFrame(width: width, height: height)
-        guard converter.convert(frame, region: .crop(region.rectangle), into: input) != nil else { return false }
+        guard converter.convert(frame, uprightRegion: region.rectangle, into: input) else { return false }
         pendingBrightness = Self.meanByte(input, count: inputSide * inputSide * 3)
         searchPending = false
         if searchesForPeople {
@@ -136,7 +143,7 @@ public struct MoveNetEstimator: ~Copyable {
             }
             if people.wantsSearch(), let watched = people.watched {
                 searchRegion = CropRegion.wholeFrame(width: width, height: height)
-                guard converter.convert(frame, region: .crop(searchRegion.rectangle), into: searchInput) != nil else { return false }
+                guard converter.convert(frame, uprightRegion: searchRegion.rectangle, into: searchInput) else { return false }
                 blackOut(people.grown(watched.box), in: searchInput, region: searchRegion)
                 searchPending = true
             }

@@ -93,7 +93,7 @@ private func failure(_ text: String) -> String? {
 
     @Test func anUnknownKeyNamesTheFileTheLineAndTheKeysThatExist() {
         #expect(failure("[camera]\n\nfps = 30\n")
-            == "/etc/posewatch/posewatch.toml:3: camera.fps: unknown key (known in [camera]: device, width, height, buffers)")
+            == "/etc/posewatch/posewatch.toml:3: camera.fps: unknown key (known in [camera]: device, width, height, buffers, rotation, flip)")
         #expect(failure("verbose = true")
             == "/etc/posewatch/posewatch.toml:1: verbose: unknown key (settings go in the tables camera, models, classifier, pose, leds, journal, watchdog)")
     }

@@ -223,10 +223,13 @@ func boundDatagramSocket(at path: String) -> Int32 {
         #expect(waitFor(refused, in: log, seconds: 10))
         #expect(waitFor(summaryWithFrames(after: refused), in: log, seconds: 10), "no frames after the refused reload")
 
-        // Decision rules, smoothing and cropping apply in place; a new model path needs a restart.
-        write("[models]\npose = \"/elsewhere/movenet.tflite\"\n[classifier]\nconfidence_threshold = 0.7\n[pose]\nsmoothing = true\nsmart_cropping = false\n", to: config)
+        // Decision rules, smoothing, cropping and the picture's turn apply in place; a new model
+        // path needs a restart.
+        write("[models]\npose = \"/elsewhere/movenet.tflite\"\n[camera]\nrotation = 90\nflip = true\n[classifier]\nconfidence_threshold = 0.7\n[pose]\nsmoothing = true\nsmart_cropping = false\n", to: config)
         kill(pid, SIGHUP)
         #expect(waitFor("config reloaded; restart posewatch to apply models.pose", in: log, seconds: 10))
+        #expect(waitFor(summaryWithFrames(after: "config reloaded; restart posewatch to apply models.pose"), in: log, seconds: 10),
+                "no frames after turning the picture")
         kill(pid, SIGTERM)
         waitpid(pid, &status, 0)
         reaped = true

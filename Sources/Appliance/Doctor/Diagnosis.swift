@@ -133,7 +133,23 @@ public enum Diagnosis {
             items.append(DoctorItem(area: .camera, subject: "camera", verdict: .ok,
                 summary: "will use \(usable[0]) (first usable camera; set 'camera.device' to choose)"))
         }
+        // The doctor runs no pose model on camera frames, so it cannot see people lying on their
+        // side: it says how the picture is turned and where to look (snapshot gives the hint).
+        if var verdict = items.last, verdict.verdict == .ok {
+            verdict.details.append(orientationDetail(configuration))
+            verdict.facts += [("rotation", .integer(configuration.cameraRotation)), ("flip", .bool(configuration.cameraFlip))]
+            items[items.count - 1] = verdict
+        }
         return items
+    }
+
+    /// How `run` turns the camera's picture, and how to check it.
+    static func orientationDetail(_ configuration: ApplianceConfiguration) -> String {
+        if configuration.cameraRotation == 0 && !configuration.cameraFlip {
+            return "the pose model sees the picture as the camera gives it (camera.rotation = 0); if people look sideways in 'posewatch snapshot', it names the camera.rotation that stands them up"
+        }
+        let mirror = configuration.cameraFlip ? ", then mirrored left to right" : ""
+        return "the picture is turned \(configuration.cameraRotation)° clockwise\(mirror) before the pose model (camera.rotation, camera.flip); 'posewatch snapshot' shows it as the model sees it"
     }
 
     static func cameraItem(_ camera: CameraDescription, underLibcamerify: Bool,

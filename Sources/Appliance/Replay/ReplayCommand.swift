@@ -52,6 +52,8 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Let MoveNet alone decide whom it sees: no search for other people and nobody blacked out (to measure what telling people apart does).")
     var noPeopleSearch = false
 
+    @OptionGroup var orientationOptions: OrientationOptions
+
     func validate() throws {
         guard (input == nil) == demo else { throw ValidationError("give an input file, or --demo") }
         guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
@@ -96,6 +98,7 @@ struct ReplayCommand: ParsableCommand {
                 var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
                 estimator.smartCropping = configuration.smartCropping && !noSmartCropping
                 estimator.searchesForPeople = !noPeopleSearch
+                estimator.orientation = try orientationOptions.orientation(over: configuration)
                 var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
                 try source.read(with: &replayer)
             }

@@ -364,9 +364,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         if fresh.classifierModelPath != configuration.classifierModelPath { needsRestart.append("models.classifier") }
         if fresh.ledBackend != configuration.ledBackend || fresh.allLEDLines != configuration.allLEDLines
             || fresh.statusLEDLine != configuration.statusLEDLine { needsRestart.append("leds") }
-        // Decision rules, keypoint smoothing and cropping change in place, from the next frame on.
+        // Decision rules, keypoint smoothing, cropping and the picture's orientation change in
+        // place, from the next frame on.
         pipeline.update(fresh.pipelineSettings)
         estimator.smartCropping = fresh.smartCropping
+        estimator.orientation = fresh.frameOrientation
         logger.level = fresh.logLevel
         outputs.maxStallNanoseconds = Int64(fresh.watchdogMaxStallSeconds * 1e9)
         configuration = fresh

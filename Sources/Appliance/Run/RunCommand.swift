@@ -52,6 +52,7 @@ struct RunCommand: ParsableCommand {
         // Models: a missing or bad model is an installation/configuration problem (exit 78).
         var estimator = try Self.loadPoseEstimator(configuration, logger: logger)
         estimator.smartCropping = configuration.smartCropping
+        estimator.orientation = configuration.frameOrientation
         let classifier = try Self.loadClassifier(configuration, logger: logger)
         let counter = try Self.loadRepetitionCounter(logger: logger)
         let pipeline = ActionPipeline(classifier: classifier, counter: counter, settings: configuration.pipelineSettings)

@@ -11,7 +11,11 @@ struct SnapshotCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshot",
         abstract: "Save one frame as PNG with the detected pose (bones and joints coloured by score) and the region the pose model looked at.",
-        discussion: "Exit status: 0 written, 1 no frame could be read, 2 bad arguments or input.")
+        discussion: """
+            The picture is turned upright as `run` turns it (camera.rotation and camera.flip in the config, or --rotation and --flip), \
+            and when people lie on their side in most frames a hint names the rotation that would stand them up.
+            Exit status: 0 written, 1 no frame could be read, 2 bad arguments or input, 78 bad config file (or the pose model it names).
+            """)
 
     @Option(help: "Camera device or stable name (e.g. /dev/posewatch-camera).")
     var device: String?
@@ -25,8 +29,13 @@ struct SnapshotCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Frame rate of an MJPEG input (Y4M files carry their own; \(CommandLineLimits.framesPerSecond.rangeText) fps).")
     var fps: CommandLineNumber<Double>?
 
-    @Option(help: "Path of the pose model (MoveNet Lightning int8).")
-    var poseModel: String = ApplianceConfiguration().poseModelPath
+    @Option(help: "Path of the pose model (MoveNet Lightning int8; default: from the config).")
+    var poseModel: String?
+
+    @Option(help: "Config file (default: \(ApplianceConfiguration.defaultPath) if present).")
+    var config: String?
+
+    @OptionGroup var orientationOptions: OrientationOptions
 
     @Option(help: "Where to write the PNG.")
     var output: String
@@ -40,10 +49,15 @@ struct SnapshotCommand: ParsableCommand {
     func run() throws {
         let at = try CommandLineLimits.snapshotSeconds.check(self.at)
         let fps = try CommandLineLimits.framesPerSecond.check(self.fps)
+        let configuration: ApplianceConfiguration
+        do { configuration = try ApplianceConfiguration.load(path: config) } catch {
+            printError("posewatch snapshot: \(error)")
+            throw ExitCode(ExitStatus.configuration)
+        }
         do {
             let source: FrameInput = try device.map { .camera(device: $0) } ?? FrameInput.file(input!, framesPerSecond: fps)
-            var estimator: MoveNetEstimator
-            do { estimator = try MoveNetEstimator(modelPath: poseModel) } catch { throw InputError(error.description) }
+            var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
+            estimator.orientation = try orientationOptions.orientation(over: configuration)
             var taker = SnapshotTaker(estimator: estimator, at: at)
             if device != nil { taker.wallClockLimitSeconds = at + 10 }
             guard let snapshot = try source.read(with: &taker) else {
@@ -55,12 +69,17 @@ struct SnapshotCommand: ParsableCommand {
             try writeFile(output, PNGEncoder.encode(image))
             let verdict = snapshot.estimate.pose == nil ? "no person (keypoints drawn as found)" : "person found"
             print("wrote \(output): \(image.width)x\(image.height) at \(String(format2: snapshot.seconds)) s, \(verdict)")
+            if let hint = UprightHint.message(snapshot.directions, orientation: taker.estimator.orientation) { print(hint) }
         } catch let error as InputError {
             printError("posewatch snapshot: \(error)")
             throw ExitCode(ExitStatus.usage)
         } catch let error as ModelRunFailure {
             printError("posewatch snapshot: \(error)")
             throw ExitCode(ExitStatus.failure)
+        } catch let error as ModelLoadingError {
+            // As in `replay`: the configured model is a configuration error, --pose-model a bad argument.
+            printError("posewatch snapshot: \(error)")
+            throw ExitCode(error.exitStatus)
         }
     }
 
@@ -74,7 +93,9 @@ struct SnapshotCommand: ParsableCommand {
 }
 
 /// Reads frames up to the requested time, running the pose model on the last second of them (so
-/// smart cropping has settled as it would live), and keeps the full-size RGB picture of the chosen frame.
+/// smart cropping has settled as it would live), and keeps the full-size RGB picture of the chosen
+/// frame, turned upright as the estimator turns it. The people of that last second are tallied by
+/// head direction, for the hint that the camera looks mounted sideways.
 struct SnapshotTaker: FrameConsumer, ~Copyable {
     var estimator: MoveNetEstimator
     let at: Double
@@ -85,6 +106,8 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
         var image: RGBImage
         var estimate: PoseEstimate
         var seconds: Double
+        /// The head directions of the people in the frames the pose model ran on.
+        var directions: BodyDirectionTally
     }
 
     init(estimator: consuming MoveNetEstimator, at: Double) {
@@ -96,6 +119,8 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
         var first: MonotonicInstant?
         var picture: RGBImage?
         var seconds = 0.0
+        var directions = BodyDirectionTally()
+        let orientation = estimator.orientation
         let deadline = wallClockLimitSeconds.map { MonotonicInstant.now() + MonotonicDuration(seconds: $0) } ?? MonotonicInstant(nanoseconds: .max)
         while MonotonicInstant.now() < deadline {
             var taken = false, loaded = false
@@ -107,7 +132,7 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
                 guard estimator.loadInput(from: frame) else { return .broken }
                 loaded = true
                 if seconds + 1e-6 >= at {
-                    picture = Self.fullFrame(frame)
+                    picture = Self.fullFrame(frame, orientation: orientation)
                     taken = picture != nil
                 }
                 return .used
@@ -116,7 +141,8 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
             case .frame where loaded:
                 let estimate: PoseEstimate
                 do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
-                if taken, let picture { return Snapshot(image: picture, estimate: estimate, seconds: seconds) }
+                directions.add(estimate.pose)
+                if taken, let picture { return Snapshot(image: picture, estimate: estimate, seconds: seconds, directions: directions) }
             case .endOfStream: return nil
             case .cameraLost(let error): throw InputError(error.description)
             default: continue
@@ -125,14 +151,21 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
         return nil
     }
 
-    /// The whole frame as RGB at its own size.
-    static func fullFrame(_ frame: borrowing Frame) -> RGBImage? {
+    /// The whole frame as RGB at its own size, turned upright by `orientation`.
+    static func fullFrame(_ frame: borrowing Frame, orientation: FrameOrientation = .upright) -> RGBImage? {
         let width = frame.layout.width, height = frame.layout.height
         var converter = FrameConverter(tensorWidth: width, tensorHeight: height)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         let region = SourceRegion.crop(FrameRectangle(x: 0, y: 0, width: Double(width), height: Double(height)))
         let converted = pixels.withUnsafeMutableBufferPointer { converter.convert(frame, region: region, into: $0.baseAddress!) != nil }
-        return converted ? RGBImage(width: width, height: height, pixels: pixels) : nil
+        guard converted else { return nil }
+        if orientation.isIdentity { return RGBImage(width: width, height: height, pixels: pixels) }
+        let upright = orientation.uprightSize(width: width, height: height)
+        var turned = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { source in
+            turned.withUnsafeMutableBufferPointer { orientation.reorient(rgb: source.baseAddress!, width: width, height: height, into: $0.baseAddress!) }
+        }
+        return RGBImage(width: upright.width, height: upright.height, pixels: turned)
     }
 }
 

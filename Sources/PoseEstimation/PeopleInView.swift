@@ -64,6 +64,12 @@ public struct PeopleInView: ~Copyable {
         public var lastExercising = -Double.infinity
         /// In view (an unused slot is not).
         public var isPresent = false
+        /// How many searches have found this person. One sighting is not yet a person: MoveNet
+        /// now and then places a pose on a dark, noisy or empty patch, rarely twice in a row at
+        /// the same place.
+        public var sightings = 0
+        /// Found by at least two searches (the watched person always counts).
+        public var isConfirmed: Bool { isPresent && sightings >= 2 }
         var sampleCount = 0
         var nextSample = 0
 
@@ -73,6 +79,7 @@ public struct PeopleInView: ~Copyable {
             firstSeen = time
             lastSeen = time
             isPresent = true
+            sightings = 1
         }
     }
 
@@ -110,7 +117,7 @@ public struct PeopleInView: ~Copyable {
     /// The other person in `slot` (0..<`slotCount`), or nil when the slot is empty or the
     /// watched person's.
     public func otherPerson(in slot: Int) -> Person? {
-        slot != watchedSlot && persons[slot].isPresent ? persons[slot] : nil
+        slot != watchedSlot && persons[slot].isConfirmed ? persons[slot] : nil
     }
 
     private mutating func sample(_ slot: Int, at time: Double) {
@@ -150,7 +157,7 @@ public struct PeopleInView: ~Copyable {
     public func count(at time: Double) -> Int {
         var count = 0
         for slot in 0..<Self.slotCount where persons[slot].isPresent {
-            if slot != watchedSlot || time - persons[slot].lastSeen <= forgetSeconds { count += 1 }
+            if slot == watchedSlot ? time - persons[slot].lastSeen <= forgetSeconds : persons[slot].isConfirmed { count += 1 }
         }
         return count
     }
@@ -170,7 +177,7 @@ public struct PeopleInView: ~Copyable {
         guard let watchedSlot else { return true }
         let likeWatched = Self.similarity(of: box, to: persons[watchedSlot].box)
         guard likeWatched > 0 else { return false }
-        for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isPresent
+        for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isConfirmed
             && Self.similarity(of: box, to: persons[slot].box) > likeWatched {
             return false
         }
@@ -224,6 +231,7 @@ public struct PeopleInView: ~Copyable {
             if let match {
                 persons[match].box = box
                 persons[match].lastSeen = time
+                persons[match].sightings += 1
             } else {
                 persons[freeSlot()].start(box, at: time)
             }
@@ -240,14 +248,14 @@ public struct PeopleInView: ~Copyable {
         var choice: Int?
         if watchBeganAfresh, time - current.firstSeen <= settleSeconds {
             var largest = current.box.area * prominenceRatio
-            for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isPresent
+            for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isConfirmed
                 && persons[slot].lastSeen == time && persons[slot].box.area >= largest {
                 largest = persons[slot].box.area
                 choice = slot
             }
         } else if time - current.firstSeen >= graceSeconds, time - current.lastExercising >= idleSeconds {
             var most = activeActivity
-            for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isPresent {
+            for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isConfirmed {
                 guard let activity = activity(of: slot, since: time - activitySeconds, span: activitySeconds),
                       activity >= most else { continue }
                 most = activity
@@ -255,6 +263,8 @@ public struct PeopleInView: ~Copyable {
             }
         }
         guard let choice else { return false }
+        // The person watched until now is certainly a person: blacked out from the next frame on.
+        persons[watchedSlot].sightings = max(persons[watchedSlot].sightings, 2)
         self.watchedSlot = choice
         persons[choice].firstSeen = time
         persons[choice].lastExercising = -.infinity

@@ -65,10 +65,16 @@ struct SnapshotCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
             var image = snapshot.image
-            WireframeRenderer().draw(snapshot.estimate.pose ?? snapshot.estimate.keypoints, region: snapshot.estimate.region, on: &image)
+            let renderer = WireframeRenderer()
+            renderer.draw(snapshot.estimate.pose ?? snapshot.estimate.keypoints, region: snapshot.estimate.region, on: &image)
+            for other in snapshot.others { renderer.drawOtherPerson(other, on: &image) }
             try writeFile(output, PNGEncoder.encode(image))
             let verdict = snapshot.estimate.pose == nil ? "no person (keypoints drawn as found)" : "person found"
             print("wrote \(output): \(image.width)x\(image.height) at \(String(format2: snapshot.seconds)) s, \(verdict)")
+            if !snapshot.others.isEmpty {
+                let count = snapshot.others.count + (snapshot.estimate.pose == nil ? 0 : 1)
+                print("\(count) people in view: the watched one is drawn as a skeleton, \(snapshot.others.count == 1 ? "the other" : "the others") boxed in blue (not counted)")
+            }
             if let hint = UprightHint.message(snapshot.directions, orientation: taker.estimator.orientation) { print(hint) }
         } catch let error as InputError {
             printError("posewatch snapshot: \(error)")
@@ -92,8 +98,8 @@ struct SnapshotCommand: ParsableCommand {
     }
 }
 
-/// Reads frames up to the requested time, running the pose model on the last second of them (so
-/// smart cropping has settled as it would live), and keeps the full-size RGB picture of the chosen
+/// Reads frames up to the requested time, running the pose model on the last two seconds of them
+/// (so smart cropping has settled as it would live, and searches have found anybody else in view), and keeps the full-size RGB picture of the chosen
 /// frame, turned upright as the estimator turns it. The people of that last second are tallied by
 /// head direction, for the hint that the camera looks mounted sideways.
 struct SnapshotTaker: FrameConsumer, ~Copyable {
@@ -108,6 +114,8 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
         var seconds: Double
         /// The head directions of the people in the frames the pose model ran on.
         var directions: BodyDirectionTally
+        /// The other people in view (not the watched one), as the pose stage last found them.
+        var others: [BoundingBox] = []
     }
 
     init(estimator: consuming MoveNetEstimator, at: Double) {
@@ -128,7 +136,7 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
                 let start = first ?? frame.timestamp
                 first = start
                 seconds = (frame.timestamp - start).seconds
-                guard seconds + 1 >= at else { return .used }
+                guard seconds + 2 >= at else { return .used }
                 guard estimator.loadInput(from: frame) else { return .broken }
                 loaded = true
                 if seconds + 1e-6 >= at {
@@ -142,7 +150,13 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
                 let estimate: PoseEstimate
                 do { estimate = try estimator.estimate() } catch { throw ModelRunFailure(error.description) }
                 directions.add(estimate.pose)
-                if taken, let picture { return Snapshot(image: picture, estimate: estimate, seconds: seconds, directions: directions) }
+                if taken, let picture {
+                    var snapshot = Snapshot(image: picture, estimate: estimate, seconds: seconds, directions: directions)
+                    for slot in 0..<PeopleInView.slotCount {
+                        if let other = estimator.people.otherPerson(in: slot) { snapshot.others.append(other.box) }
+                    }
+                    return snapshot
+                }
             case .endOfStream: return nil
             case .cameraLost(let error): throw InputError(error.description)
             default: continue

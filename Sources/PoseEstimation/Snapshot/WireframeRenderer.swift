@@ -14,6 +14,13 @@ public struct WireframeRenderer: Sendable {
         return (UInt8((1 - t) * 255), UInt8(t * 255), 0)
     }
 
+    /// Boxes another person in view (not the watched one) in blue: the pose stage blacks them out
+    /// of the watched person's picture.
+    public func drawOtherPerson(_ box: BoundingBox, on image: inout RGBImage) {
+        let thickness = max(2, Float(min(image.width, image.height)) * thicknessFraction)
+        image.strokeRectangle(minX: box.minX, minY: box.minY, maxX: box.maxX, maxY: box.maxY, thickness: thickness, color: (40, 120, 255))
+    }
+
     /// Paints `pose` (frame coordinates) and `region` onto `image`.
     public func draw(_ pose: Pose?, region: CropRegion?, on image: inout RGBImage) {
         let thickness = max(2, Float(min(image.width, image.height)) * thicknessFraction)

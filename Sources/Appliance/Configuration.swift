@@ -30,6 +30,9 @@ public struct ApplianceConfiguration: Sendable, Equatable {
     public var cameraRotation = 0
     /// `camera.flip`: mirror the picture left to right, after `cameraRotation`.
     public var cameraFlip = false
+    /// `camera.auto_controls`: set auto exposure (keeping the frame rate), backlight compensation and
+    /// autogain at open where the camera offers them; false keeps the camera's own settings.
+    public var cameraAutoControls = true
     /// `models.pose`: MoveNet Lightning int8, installed by the package's post-install step.
     public var poseModelPath = "/var/lib/posewatch/movenet_singlepose_lightning_int8_4.tflite"
     /// `models.classifier`: posewatch's action classifier, shipped in the package.
@@ -80,6 +83,7 @@ public struct ApplianceConfiguration: Sendable, Equatable {
         lhs.cameraDevice == rhs.cameraDevice && lhs.cameraSize?.width == rhs.cameraSize?.width
             && lhs.cameraSize?.height == rhs.cameraSize?.height && lhs.cameraBufferCount == rhs.cameraBufferCount
             && lhs.cameraRotation == rhs.cameraRotation && lhs.cameraFlip == rhs.cameraFlip
+            && lhs.cameraAutoControls == rhs.cameraAutoControls
             && lhs.poseModelPath == rhs.poseModelPath && lhs.classifierModelPath == rhs.classifierModelPath
             && lhs.confidenceThreshold == rhs.confidenceThreshold && lhs.smoothing == rhs.smoothing
             && lhs.smartCropping == rhs.smartCropping && lhs.keypointSmoothing == rhs.keypointSmoothing

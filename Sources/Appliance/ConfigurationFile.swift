@@ -107,7 +107,7 @@ struct ConfigurationReader {
 
     /// The keys of each table, for "unknown key" messages that list what is allowed.
     static let knownKeys: [(table: String, keys: [String])] = [
-        ("camera", ["device", "width", "height", "buffers", "rotation", "flip"]),
+        ("camera", ["device", "width", "height", "buffers", "rotation", "flip", "auto_controls"]),
         ("models", ["pose", "classifier"]),
         ("classifier", ["confidence_threshold", "smoothing"]),
         ("pose", ["smart_cropping", "smoothing", "smoothing_min_cutoff", "smoothing_beta", "threads"]),
@@ -145,6 +145,7 @@ struct ConfigurationReader {
             case "camera.buffers": configuration.cameraBufferCount = try integer(entry, in: 2...32)
             case "camera.rotation": configuration.cameraRotation = try quarterTurn(entry)
             case "camera.flip": configuration.cameraFlip = try boolean(entry)
+            case "camera.auto_controls": configuration.cameraAutoControls = try boolean(entry)
             case "models.pose": configuration.poseModelPath = try path(entry)
             case "models.classifier": configuration.classifierModelPath = try path(entry)
             case "classifier.confidence_threshold":

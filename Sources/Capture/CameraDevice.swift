@@ -19,17 +19,22 @@ public struct CameraConfiguration: Sendable, Equatable {
     /// Back-off between re-open attempts: starts here, doubles, stops growing at the maximum.
     public var retryInitialMilliseconds: Int
     public var retryMaximumMilliseconds: Int
+    /// Whether opening sets exposure, backlight compensation and gain (`CameraControl`); false
+    /// keeps the camera's own settings (`camera.auto_controls`).
+    public var autoControls: Bool
 
     public init(device: String, request: CaptureRequest = CaptureRequest(),
                 bufferCount: Int = CameraConfiguration.defaultBufferCount(),
                 stallTimeoutMilliseconds: Int = 2000,
-                retryInitialMilliseconds: Int = 250, retryMaximumMilliseconds: Int = 5000) {
+                retryInitialMilliseconds: Int = 250, retryMaximumMilliseconds: Int = 5000,
+                autoControls: Bool = true) {
         self.device = device
         self.request = request
         self.bufferCount = bufferCount
         self.stallTimeoutMilliseconds = stallTimeoutMilliseconds
         self.retryInitialMilliseconds = retryInitialMilliseconds
         self.retryMaximumMilliseconds = retryMaximumMilliseconds
+        self.autoControls = autoControls
     }
 
     /// min(online cores, 4) + 1: enough buffers that the driver always has one to fill while the
@@ -180,6 +185,8 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     public let cameraInterval: FrameInterval?
     /// Whether `VIDIOC_S_PARM` was refused and the camera runs at its own rate.
     public let frameIntervalFallback: Bool
+    /// What opening did to exposure, backlight compensation and gain.
+    public let controls: CameraControlReport
     var decimator: FrameDecimator
     var lastSequence: UInt32?
     /// Whether the driver accepted `VIDIOC_SUBSCRIBE_EVENT` for source changes.
@@ -199,7 +206,8 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
     ///
     /// The steps of ustreamer's capture open, in order, each its own function that fails with one
     /// line naming the device: open, check capabilities, choose a mode, set the format, set the
-    /// frame interval, map the buffers, queue them, watch for source changes, start streaming.
+    /// frame interval, set the controls (never fails), map the buffers, queue them, watch for
+    /// source changes, start streaming.
     /// A step that fails ends what the earlier ones made (the ring unmaps, the descriptor closes).
     public init(path: String, configuration: CameraConfiguration, calls: Calls, generation: UInt64 = 0) throws(CaptureError) {
         let descriptor = try V4L2Descriptor(opening: path, calls: calls)
@@ -211,6 +219,7 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         let (interval, fallback) = Self.setFrameInterval(fd: fd, calls: calls, mode: mode)
         let decimator = FrameDecimator(cameraFramesPerSecond: interval?.framesPerSecond ?? 0,
                                        targetFramesPerSecond: configuration.request.framesPerSecond)
+        let controls = Self.applyControls(fd: fd, calls: calls, enabled: configuration.autoControls)
         let ring = try Self.mapBuffers(count: configuration.bufferCount, fd: fd, calls: calls, path: path)
         try Self.queueAllBuffers(ring, fd: fd, calls: calls, path: path)
         let watchesSourceChanges = Self.watchSourceChanges(fd: fd, calls: calls)
@@ -225,6 +234,7 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
         self.layout = layout
         self.cameraInterval = interval
         self.frameIntervalFallback = fallback
+        self.controls = controls
         self.decimator = decimator
         self.watchesSourceChanges = watchesSourceChanges
     }
@@ -361,6 +371,14 @@ public struct CameraDevice<Calls: V4L2SystemCalls>: ~Copyable {
             }
         }
         return (mode.cameraInterval, true)
+    }
+
+    /// `VIDIOC_QUERYCTRL`/`QUERYMENU`/`S_CTRL` for each `CameraControl` the driver offers: auto
+    /// exposure that keeps the frame rate, backlight compensation, autogain. Never fails the open:
+    /// a control missing, read-only or refused is recorded in the report. Nothing is touched when
+    /// disabled (`camera.auto_controls = false`).
+    static func applyControls(fd: Int32, calls: Calls, enabled: Bool) -> CameraControlReport {
+        enabled ? CameraControls.apply(fd: fd, calls: calls, writing: true) : .keptCameraSettings
     }
 
     // MARK: grab

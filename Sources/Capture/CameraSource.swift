@@ -56,6 +56,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
             layout = opened.layout
             cameraInterval = opened.cameraInterval
             frameIntervalFallback = opened.frameIntervalFallback
+            controls = opened.controls
             fileDescriptor = opened.fileDescriptor
             device = .open(opened)
             lastFrameAt = calls.now()
@@ -76,6 +77,8 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
     public private(set) var cameraInterval: FrameInterval?
     /// Whether the open device refused `VIDIOC_S_PARM` (the camera runs at its own rate).
     public private(set) var frameIntervalFallback = false
+    /// What the last opening did to the camera's controls (kept after a loss); nil before any opened.
+    public private(set) var controls: CameraControlReport?
     /// The open device's descriptor, for the loop's own poll set; nil while the camera is gone.
     public private(set) var fileDescriptor: Int32?
     /// The open device's counters, copied after every call. (The device sits in `DeviceSlot`,
@@ -97,6 +100,7 @@ public struct CameraSource<Calls: V4L2SystemCalls>: ~Copyable, FrameSource {
         layout = opened.layout
         cameraInterval = opened.cameraInterval
         frameIntervalFallback = opened.frameIntervalFallback
+        controls = opened.controls
         fileDescriptor = opened.fileDescriptor
         deviceStatistics = CaptureStatistics()
         device = .open(opened)

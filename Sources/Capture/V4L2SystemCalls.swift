@@ -105,6 +105,10 @@ public enum V4L2Request {
         case PW_VIDIOC_DQBUF: "VIDIOC_DQBUF"
         case PW_VIDIOC_STREAMON: "VIDIOC_STREAMON"
         case PW_VIDIOC_STREAMOFF: "VIDIOC_STREAMOFF"
+        case PW_VIDIOC_QUERYCTRL: "VIDIOC_QUERYCTRL"
+        case PW_VIDIOC_QUERYMENU: "VIDIOC_QUERYMENU"
+        case PW_VIDIOC_G_CTRL: "VIDIOC_G_CTRL"
+        case PW_VIDIOC_S_CTRL: "VIDIOC_S_CTRL"
         default: "ioctl 0x\(String(request, radix: 16))"
         }
     }

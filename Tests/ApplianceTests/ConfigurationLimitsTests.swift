@@ -119,7 +119,7 @@ import Outputs
         let longValue = "relative\\u2028\\u202e" + String(repeating: "v", count: 60_000)
         messages.append(try #require(failure("[models]\npose = \"\(longValue)\"\n")).description)
         #expect(messages == [
-            "/etc/posewatch/posewatch.toml:2: camera.x\\n<3>posewatch[1]: camera is back: unknown key (known in [camera]: device, width, height, buffers, rotation, flip)",
+            "/etc/posewatch/posewatch.toml:2: camera.x\\n<3>posewatch[1]: camera is back: unknown key (known in [camera]: device, width, height, buffers, rotation, flip, auto_controls)",
             "/etc/posewatch/posewatch.toml:1: unknown table [camera\\n<3>posewatch[1]: camera is back] (known tables: camera, models, classifier, pose, leds, journal, watchdog, leds.actions)",
             "/etc/posewatch/posewatch.toml:1: k\\n<3>posewatch[1]: camera is back: expected = after the key k\\n<3>posewatch[1]: camera is back",
             "/etc/posewatch/posewatch.toml:2: models.pose: expected an absolute path, got \"relative\\u{2028}\\u{202e}" + String(repeating: "v", count: 39) + "…",

@@ -38,6 +38,7 @@ private func failure(_ text: String) -> String? {
             width = 1_280
             height = 720
             buffers = 6
+            auto_controls = false
             [models]
             pose = '/opt/models/movenet.tflite'
             classifier = "/opt/models/actions.tflite"
@@ -65,6 +66,7 @@ private func failure(_ text: String) -> String? {
         #expect(configuration.cameraDevice == "/dev/posewatch-camera")
         #expect(configuration.cameraSize?.width == 1280 && configuration.cameraSize?.height == 720)
         #expect(configuration.cameraBufferCount == 6)
+        #expect(!configuration.cameraAutoControls)
         #expect(configuration.poseModelPath == "/opt/models/movenet.tflite")
         #expect(configuration.classifierModelPath == "/opt/models/actions.tflite")
         #expect(configuration.confidenceThreshold == 0.75)
@@ -93,7 +95,7 @@ private func failure(_ text: String) -> String? {
 
     @Test func anUnknownKeyNamesTheFileTheLineAndTheKeysThatExist() {
         #expect(failure("[camera]\n\nfps = 30\n")
-            == "/etc/posewatch/posewatch.toml:3: camera.fps: unknown key (known in [camera]: device, width, height, buffers, rotation, flip)")
+            == "/etc/posewatch/posewatch.toml:3: camera.fps: unknown key (known in [camera]: device, width, height, buffers, rotation, flip, auto_controls)")
         #expect(failure("verbose = true")
             == "/etc/posewatch/posewatch.toml:1: verbose: unknown key (settings go in the tables camera, models, classifier, pose, leds, journal, watchdog)")
     }

@@ -1,5 +1,6 @@
 import Testing
 import Capture
+import JSONFormat
 @testable import Appliance
 
 @Suite struct DoctorCaptureModeTests {
@@ -34,5 +35,58 @@ import Capture
         observations.cameraNodes = [.init(path: "/dev/video0", description: .success(Self.webcam([Self.format(.yuyv, [(640, 480, [30])])])))]
         let report = Diagnosis.report(observations, configuration: ApplianceConfiguration(), captureRequest: CaptureRequest(framesPerSecond: 30))
         #expect(report.text().contains("would capture YUYV 640x480, camera 30 fps, model 30 fps, keeps every frame"))
+    }
+
+    static var webcamControls: CameraControlReport {
+        var controls = CameraControlReport(mode: .planned)
+        controls.exposureMode = CameraControlState(.set(3), minimum: 0, maximum: 3)
+        controls.exposurePriority = CameraControlState(.set(0), minimum: 0, maximum: 1)
+        controls.backlightCompensation = CameraControlState(.set(1), minimum: 0, maximum: 2)
+        controls.autogain = CameraControlState(.set(1), minimum: 0, maximum: 1)
+        return controls
+    }
+
+    @Test func aUsableCameraShowsTheControlsOpeningWouldSetOnOneLine() throws {
+        let camera = Self.webcam([Self.format(.yuyv, [(640, 480, [30])])])
+        let item = Diagnosis.cameraItem(camera, underLibcamerify: false, captureRequest: CaptureRequest(framesPerSecond: 15),
+                                        controls: Self.webcamControls)
+        #expect(item.verdict == .ok)
+        #expect(item.details.last == "camera controls (set at open): auto exposure (aperture priority), frame rate kept (exposure_auto_priority 0), backlight compensation 1 of 0–2, autogain on")
+        let facts = try #require(item.facts.first { $0.0 == "controls" }?.1)
+        let json = facts.serialized()
+        #expect(json.contains(#""mode":"planned""#))
+        #expect(json.contains(#""exposure_auto":{"state":"set","value":3,"minimum":0,"maximum":3}"#))
+        #expect(json.contains(#""backlight_compensation":{"state":"set","value":1,"minimum":0,"maximum":2}"#))
+    }
+
+    @Test func controlsACameraLacksAreNamedAndAreNoProblem() throws {
+        // What vivid offers: autogain only.
+        var controls = CameraControlReport(mode: .planned)
+        controls.autogain = CameraControlState(.set(1), minimum: 0, maximum: 1)
+        let camera = Self.webcam([Self.format(.yuyv, [(640, 480, [30])])])
+        let item = Diagnosis.cameraItem(camera, underLibcamerify: false, controls: controls)
+        #expect(item.verdict == .ok)
+        #expect(item.details.last == "camera controls (set at open): autogain on; not offered by this camera: auto exposure, exposure priority, backlight compensation")
+        let json = try #require(item.facts.first { $0.0 == "controls" }?.1).serialized()
+        #expect(json.contains(#""exposure_auto":{"state":"not_offered"}"#))
+        #expect(json.contains(#""autogain":{"state":"set","value":1,"minimum":0,"maximum":1}"#))
+        let none = Diagnosis.cameraItem(camera, underLibcamerify: false, controls: CameraControlReport(mode: .planned))
+        #expect(none.details.last == "camera controls (set at open): none offered by this camera (auto exposure, exposure priority, backlight compensation, autogain)")
+    }
+
+    @Test func withAutoControlsOffDoctorSaysTheCameraKeepsItsSettings() throws {
+        var observations = DoctorObservations()
+        observations.cameraNodes = [.init(path: "/dev/video0", description: .success(Self.webcam([Self.format(.yuyv, [(640, 480, [30])])])),
+                                          controls: .keptCameraSettings)]
+        let report = Diagnosis.report(observations, configuration: ApplianceConfiguration())
+        #expect(report.text().contains("\n         camera controls: left as the camera has them (camera.auto_controls = false)\n"))
+        #expect(report.json(version: "test").serialized().contains(#""controls":{"mode":"kept_camera_settings","text":"left as the camera has them (camera.auto_controls = false)"}"#))
+    }
+
+    @Test func aCameraWhoseControlsWereNotQueriedHasNoControlsLine() {
+        let camera = Self.webcam([Self.format(.yuyv, [(640, 480, [30])])])
+        let item = Diagnosis.cameraItem(camera, underLibcamerify: false)
+        #expect(!item.details.contains { $0.hasPrefix("camera controls") })
+        #expect(!item.facts.contains { $0.0 == "controls" })
     }
 }

@@ -33,6 +33,22 @@ final class MockV4L2: V4L2SystemCalls {
     /// Whether the driver takes VIDIOC_SUBSCRIBE_EVENT, and the events waiting for DQEVENT.
     var supportsEvents = false
     var pendingEvents: [UInt32] = []
+    /// The controls the driver offers, by V4L2 control id (none by default: QUERYCTRL says EINVAL).
+    var controls: [UInt32: Control] = [:]
+
+    /// One control of the scripted driver.
+    struct Control {
+        var type = V4L2_CTRL_TYPE_INTEGER
+        var minimum: Int32 = 0
+        var maximum: Int32 = 1
+        var step: Int32 = 1
+        var flags: UInt32 = 0
+        var value: Int32 = 0
+        /// The menu indices QUERYMENU answers for (menu controls).
+        var menuItems: Set<Int32> = []
+        /// The errno S_CTRL fails with, when set.
+        var refusal: Int32? = nil
+    }
 
     // Scripted failures: errnos returned, in order, by the next calls of that request.
     var ioctlFailures: [UInt: [Int32]] = [:]
@@ -55,6 +71,7 @@ final class MockV4L2: V4L2SystemCalls {
     var wouldBlockDequeues = 0         // DQBUFs answered EAGAIN (libv4l2 logs each one)
     var lastFormat = v4l2_format()
     var lastParameters = v4l2_streamparm()
+    var controlWrites: [(id: UInt32, value: Int32)] = []   // every accepted S_CTRL, in order
     var sequence: UInt32 = 0
     var clock: Int64 = 1_000_000_000
     var sleeps: [Int32] = []
@@ -206,6 +223,39 @@ final class MockV4L2: V4L2SystemCalls {
         case PW_VIDIOC_DQEVENT:
             guard !pendingEvents.isEmpty else { errno = ENOENT; return -1 }
             argument.assumingMemoryBound(to: v4l2_event.self).pointee.type = pendingEvents.removeFirst()
+        case PW_VIDIOC_QUERYCTRL:
+            let query = argument.assumingMemoryBound(to: v4l2_queryctrl.self)
+            guard let control = controls[query.pointee.id] else { errno = EINVAL; return -1 }
+            query.pointee.type = control.type.rawValue
+            query.pointee.minimum = control.minimum
+            query.pointee.maximum = control.maximum
+            query.pointee.step = control.step
+            query.pointee.flags = control.flags
+        case PW_VIDIOC_QUERYMENU:
+            let item = argument.assumingMemoryBound(to: v4l2_querymenu.self)
+            guard let control = controls[item.pointee.id], control.menuItems.contains(Int32(item.pointee.index)) else { errno = EINVAL; return -1 }
+        case PW_VIDIOC_G_CTRL:
+            let setting = argument.assumingMemoryBound(to: v4l2_control.self)
+            guard let control = controls[setting.pointee.id] else { errno = EINVAL; return -1 }
+            setting.pointee.value = control.value
+        case PW_VIDIOC_S_CTRL:
+            // Like the kernel's control framework: read-only → EACCES, a menu item it lacks →
+            // EINVAL, an integer clamped to the range and snapped to the step, the value taken written back.
+            let setting = argument.assumingMemoryBound(to: v4l2_control.self)
+            guard var control = controls[setting.pointee.id] else { errno = EINVAL; return -1 }
+            if let refusal = control.refusal { errno = refusal; return -1 }
+            if control.flags & UInt32(V4L2_CTRL_FLAG_READ_ONLY) != 0 { errno = EACCES; return -1 }
+            var value = setting.pointee.value
+            if control.type == V4L2_CTRL_TYPE_MENU {
+                guard control.menuItems.contains(value) else { errno = EINVAL; return -1 }
+            } else {
+                value = min(max(value, control.minimum), control.maximum)
+                value = control.minimum + (value - control.minimum) / max(control.step, 1) * max(control.step, 1)
+            }
+            control.value = value
+            controls[setting.pointee.id] = control
+            controlWrites.append((setting.pointee.id, value))
+            setting.pointee.value = value
         case PW_VIDIOC_STREAMON:
             streaming = true
         case PW_VIDIOC_STREAMOFF:

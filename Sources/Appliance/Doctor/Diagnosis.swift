@@ -9,9 +9,13 @@ public struct DoctorObservations: Sendable {
     public struct CameraNode: Sendable {
         public var path: String
         public var description: Result<CameraDescription, SystemCallError>
-        public init(path: String, description: Result<CameraDescription, SystemCallError>) {
+        /// For a usable camera: the controls opening it would set (queried, not written), or that
+        /// `camera.auto_controls = false` keeps the camera's own.
+        public var controls: CameraControlReport?
+        public init(path: String, description: Result<CameraDescription, SystemCallError>, controls: CameraControlReport? = nil) {
             self.path = path
             self.description = description
+            self.controls = controls
         }
     }
     /// A model file: missing (with why) or found (size and digest), and whether it loaded and ran
@@ -103,7 +107,8 @@ public enum Diagnosis {
                     summary: "cannot open: \(error.errno)\(advice)",
                     facts: [("error", .string(error.description))]))
             case .success(let camera):
-                let item = cameraItem(camera, underLibcamerify: observations.underLibcamerify, captureRequest: captureRequest)
+                let item = cameraItem(camera, underLibcamerify: observations.underLibcamerify, captureRequest: captureRequest,
+                                      controls: node.controls)
                 if item.verdict == .ok { usable.append(camera.path) }
                 items.append(item)
             }
@@ -153,7 +158,7 @@ public enum Diagnosis {
     }
 
     static func cameraItem(_ camera: CameraDescription, underLibcamerify: Bool,
-                           captureRequest: CaptureRequest = CaptureRequest()) -> DoctorItem {
+                           captureRequest: CaptureRequest = CaptureRequest(), controls: CameraControlReport? = nil) -> DoctorItem {
         let identity = "\(camera.card) [\(camera.driver)] \(camera.busInfo)"
         var details = camera.stableNames.map { "also known as \($0)" }
         details.append("capabilities: \(camera.capabilities.names.joined(separator: ", "))")
@@ -207,6 +212,11 @@ public enum Diagnosis {
         }
         details.append("would capture \(mode)")
         facts.append(("capture_mode", captureModeFacts(mode)))
+        if let controls {
+            // The report holds only posewatch's words and numbers, nothing the driver names.
+            details.append(controls.mode == .planned ? "camera controls (set at open): \(controls)" : "camera controls: \(controls)")
+            facts.append(("controls", controlFacts(controls)))
+        }
         return DoctorItem(area: .camera, subject: camera.path, verdict: .ok,
                           summary: "\(identity): usable camera", details: details, facts: facts)
     }
@@ -218,6 +228,26 @@ public enum Diagnosis {
             ("decimation", .number(mode.decimation)), ("meets_model_rate", .bool(mode.meetsTargetRate)),
             ("emulated", .bool(mode.isEmulated)),
         ])
+    }
+
+    /// `{"mode": "planned", "text": "…", "exposure_auto": {"state": "set", "value": 3, "minimum": 0, "maximum": 3}, …}`.
+    static func controlFacts(_ controls: CameraControlReport) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("mode", .string(controls.mode.rawValue)), ("text", .string(controls.description))]
+        guard controls.mode != .keptCameraSettings else { return .object(fields) }
+        for control in CameraControl.allCases {
+            let state = controls[control]
+            var entry: [(String, JSONValue)] = [("state", .string(state.outcome.state))]
+            switch state.outcome {
+            case .set(let value): entry.append(("value", .integer(Int(value))))
+            case .refused(let error): entry.append(("error", .string(error.description)))
+            case .notOffered, .readOnly, .inactive, .noAutomaticMode: break
+            }
+            if state.outcome != .notOffered {
+                entry += [("minimum", .integer(Int(state.minimum))), ("maximum", .integer(Int(state.maximum)))]
+            }
+            fields.append((control.key, .object(entry)))
+        }
+        return .object(fields)
     }
 
     // MARK: GPIO

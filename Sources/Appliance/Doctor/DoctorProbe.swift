@@ -21,7 +21,12 @@ public enum DoctorProbe {
             } catch {
                 result = .failure(error)
             }
-            return .init(path: path, description: result)
+            // What opening a usable camera would set, queried without writing (run sets them).
+            var controls: CameraControlReport?
+            if case .success(let camera) = result, camera.isUsableCamera {
+                controls = configuration.cameraAutoControls ? try? CameraControls.plan(path: path) : .keptCameraSettings
+            }
+            return .init(path: path, description: result, controls: controls)
         }
         if let preload = getenv("LD_PRELOAD") {
             observations.underLibcamerify = String(cString: preload).contains("v4l2-compat")

@@ -387,6 +387,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         }
         var needsRestart: [String] = []
         if fresh.cameraDevice != configuration.cameraDevice { needsRestart.append("camera.device") }
+        if fresh.cameraAutoControls != configuration.cameraAutoControls { needsRestart.append("camera.auto_controls") }
         if fresh.poseModelPath != configuration.poseModelPath { needsRestart.append("models.pose") }
         if fresh.classifierModelPath != configuration.classifierModelPath { needsRestart.append("models.classifier") }
         if fresh.ledBackend != configuration.ledBackend || fresh.allLEDLines != configuration.allLEDLines

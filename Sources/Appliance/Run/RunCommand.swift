@@ -143,8 +143,11 @@ struct RunCommand: ParsableCommand {
         if let size = configuration.cameraSize { request.width = size.width; request.height = size.height }
         var cameraConfiguration = CameraConfiguration(device: device, request: request)
         cameraConfiguration.bufferCount = configuration.cameraBufferCount
+        cameraConfiguration.autoControls = configuration.cameraAutoControls
         let source = CameraSource(configuration: cameraConfiguration, calls: LibV4L2SystemCalls())
         logger.info("camera \(device), \(pipeline.framesPerSecond) fps", LogFields(event: .camera))
+        // What opening set (only posewatch's words and numbers; nothing the driver names).
+        if let controls = source.controls { logger.info("camera controls: \(controls)", LogFields(event: .camera)) }
         return try loop(source: source, lines: lines, estimator: estimator, pipeline: pipeline, layout: layout,
                         logger: logger, notifier: notifier, configuration: configuration)
     }

@@ -31,6 +31,7 @@ static const unsigned long PW_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
 static const unsigned long PW_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
 static const unsigned long PW_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
 static const unsigned long PW_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
+static const unsigned long PW_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
 static const unsigned long PW_VIDIOC_ENUMINPUT = VIDIOC_ENUMINPUT;
 static const unsigned long PW_VIDIOC_G_INPUT = VIDIOC_G_INPUT;
 static const unsigned long PW_VIDIOC_S_INPUT = VIDIOC_S_INPUT;

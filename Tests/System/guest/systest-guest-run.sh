@@ -113,6 +113,13 @@ else
     fail "journal: native entries $native, start $has_start, summaries with fields $has_sum; events seen: $(jq -c '[.[].POSEWATCH_EVENT] | unique' <<<"$all")"
 fi
 
+# At start, one line says what opening the camera set (vivid: autogain, nothing else offered).
+controls=$(jq -r '[.[] | select(.POSEWATCH_EVENT=="camera" and (.MESSAGE|startswith("camera controls: ")))][0].MESSAGE // ""' <<<"$all")
+case "$controls" in
+    *"autogain on"*) pass "journal: what opening the camera set: $controls" ;;
+    *) fail "journal: no 'camera controls: … autogain on' entry at start (got '${controls:-nothing}')" ;;
+esac
+
 # Nothing but posewatch's own entries: libv4l2 prints every failed VIDIOC_DQBUF on stderr ("error
 # dequeuing buf: Resource temporarily unavailable"), which the unit sends to the journal; the
 # capture loop must never ask for a buffer that is not there.

@@ -227,21 +227,29 @@ check_doctor() {
         [ "\(.area)|\(.subject)", .verdict, .summary,
           (if .capture_mode then (.capture_mode | "\(.fourcc) \(.width)x\(.height) at \(.camera_fps) fps (model \(.model_fps) fps, decimation \(.decimation), meets rate \(.meets_model_rate))") else "" end),
           (.capture_mode.camera_fps // ""), (.capture_mode.decimation // ""), (.card // ""), (.driver // ""),
-          (if has("used") then .used else "" end | tostring), (.offset // "" | tostring), (.chip // ""), (.role // ""), (.path // ""), (.bytes // "" | tostring)
+          (if has("used") then .used else "" end | tostring), (.offset // "" | tostring), (.chip // ""), (.role // ""), (.path // ""), (.bytes // "" | tostring),
+          (.controls.mode // ""), (.controls.autogain.state // ""), (.controls.autogain.value // "" | tostring), (.controls.text // "")
         ] | map(tostring | gsub("[\u001f\n]"; " ")) | join("\u001f")' "$json")
-    local mode cfps dec card driver used offset chip role path bytes
-    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[camera|/dev/video0]:-}"
+    local mode cfps dec card driver used offset chip role path bytes cmode cgain cgainv ctext
+    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes cmode cgain cgainv ctext <<<"${F[camera|/dev/video0]:-}"
     if [ "${V[camera|/dev/video0]:-}" = ok ] && [ -n "$mode" ]; then
         MODE=$mode CAMERA_FPS=$cfps DECIMATION=$dec
         pass "doctor ($who): /dev/video0 '$card' [$driver] usable, would capture $mode"
     else
         fail "doctor ($who): /dev/video0 not usable: ${S[camera|/dev/video0]:-not listed}"
     fi
+    # The controls opening the camera sets, queried without writing: vivid offers autogain (on),
+    # and no exposure or backlight controls.
+    if [ "$cmode" = planned ] && [ "$cgain" = set ] && [ "$cgainv" = 1 ]; then
+        pass "doctor ($who): camera controls (set at open): $ctext"
+    else
+        fail "doctor ($who): camera controls: mode '${cmode:-none}', autogain '${cgain:-none}' '$cgainv': ${ctext:-no controls in the report}"
+    fi
     [ "${V[camera|/dev/posewatch-camera]:-}" = ok ] && pass "doctor ($who): configured camera /dev/posewatch-camera is usable" \
         || fail "doctor ($who): /dev/posewatch-camera: ${S[camera|/dev/posewatch-camera]:-not listed}"
     local line bad="" where=""
     for line in $ALL_LEDS; do
-        IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[gpio|$line]:-}"
+        IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes cmode cgain cgainv ctext <<<"${F[gpio|$line]:-}"
         if [ "${V[gpio|$line]:-}" = ok ] && [ "$used" = false ] && [ "$offset" = "${line#GPIO}" ] && [ "$chip" = "$GPIOCHIP" ]; then
             where="$where $line=${role% LED}"
         else
@@ -251,10 +259,10 @@ check_doctor() {
     [ -z "$bad" ] && pass "doctor ($who): every LED line found on $GPIOCHIP at its BCM offset and free:$where" || fail "doctor ($who): LED lines:$bad"
     key=journal\|/run/systemd/journal/socket
     [ "${V[$key]:-}" = ok ] && pass "doctor ($who): journald reachable (${key#journal|})" || fail "doctor ($who): journal: ${S[$key]:-not listed}"
-    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[model|pose model]:-}"
+    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes cmode cgain cgainv ctext <<<"${F[model|pose model]:-}"
     [ "${V[model|pose model]:-}" = ok ] && pass "doctor ($who): pose model $path ($bytes bytes, published sha256)" \
         || fail "doctor ($who): pose model: ${S[model|pose model]:-not listed}"
-    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes <<<"${F[model|action classifier]:-}"
+    IFS=$'\x1f' read -r mode cfps dec card driver used offset chip role path bytes cmode cgain cgainv ctext <<<"${F[model|action classifier]:-}"
     if [ "${V[model|action classifier]:-}" = ok ]; then pass "doctor ($who): action classifier $path ($bytes bytes)"
     else fail "doctor ($who): action classifier: ${S[model|action classifier]:-not listed}"; fi
 }

@@ -77,6 +77,18 @@ public struct CropPolicy: Sendable {
         return CropRegion(minX: centerX - halfSide, minY: centerY - halfSide, side: halfSide * 2)
     }
 
+    /// A square around a person's box (a pose's box from an earlier frame), 1.5 times its longer
+    /// side: more room than `bodyExpansion` gives a current pose, since the person has moved since.
+    /// Clamped like `nextRegion`; the whole frame when it would outgrow it.
+    public func region(around box: BoundingBox, frameWidth: Int, frameHeight: Int) -> CropRegion {
+        let width = Float(frameWidth), height = Float(frameHeight)
+        let centerX = (box.minX + box.maxX) / 2, centerY = (box.minY + box.maxY) / 2
+        var halfSide = max(box.width, box.height) / 2 * 1.5
+        halfSide = min(halfSide, max(centerX, width - centerX, centerY, height - centerY))
+        guard halfSide > 0, halfSide <= max(width, height) / 2 else { return .wholeFrame(width: frameWidth, height: frameHeight) }
+        return CropRegion(minX: centerX - halfSide, minY: centerY - halfSide, side: halfSide * 2)
+    }
+
     /// A hip and a shoulder scoring above the threshold: enough to centre on.
     public func torsoVisible(_ pose: Pose) -> Bool {
         (pose[.leftHip].score > minimumKeypointScore || pose[.rightHip].score > minimumKeypointScore)

@@ -198,13 +198,17 @@ public struct MoveNetEstimator: ~Copyable {
                 let found = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: searchRegion)
                 let box = presenceRule.isPerson(found) ? found.boundingBox(minimumScore: cropPolicy.minimumKeypointScore) : nil
                 moved = people.searched(found: box, at: time)
-                // The newly watched person is found on the next frame, in the whole frame with
-                // the one watched until now blacked out.
                 if moved { person = nil }
             }
         }
         let elapsed = (MonotonicInstant.now() - start).nanoseconds
         nextRegion = person.map { cropPolicy.nextRegion(after: $0, frameWidth: pendingFrameWidth, frameHeight: pendingFrameHeight) }
+        if moved, let watched = people.watched {
+            // The newly watched person is looked for next in a crop around where the search found
+            // them (the one watched until now blacked out): in the whole frame a far person has
+            // too few pixels to be found again at once.
+            nextRegion = cropPolicy.region(around: watched.box, frameWidth: pendingFrameWidth, frameHeight: pendingFrameHeight)
+        }
         return PoseEstimate(pose: person, keypoints: keypoints, region: pendingRegion,
                             timestamp: pendingTimestamp, inferenceNanoseconds: elapsed,
                             peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved,

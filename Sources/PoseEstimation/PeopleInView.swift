@@ -34,8 +34,9 @@ public struct PeopleInView: ~Copyable {
     public var maskMargin: Float = 0.15
     /// While the watch is this young (seconds), a much larger person found takes it over.
     public var settleSeconds = 3.0
-    /// How much larger (box area) that person must be.
-    public var prominenceRatio: Float = 1.5
+    /// How much larger that person must be, by the longer side of their box (the body's length,
+    /// standing or lying: a box's area would favour someone standing over someone in a plank).
+    public var prominenceRatio: Float = 1.3
     /// Activity at or above this is "moving like someone exercising" (the box's spread relative
     /// to its height).
     public var activeActivity: Float = 0.06
@@ -247,10 +248,10 @@ public struct PeopleInView: ~Copyable {
         let current = persons[watchedSlot]
         var choice: Int?
         if watchBeganAfresh, time - current.firstSeen <= settleSeconds {
-            var largest = current.box.area * prominenceRatio
+            var largest = Self.length(current.box) * prominenceRatio
             for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isConfirmed
-                && persons[slot].lastSeen == time && persons[slot].box.area >= largest {
-                largest = persons[slot].box.area
+                && persons[slot].lastSeen == time && Self.length(persons[slot].box) >= largest {
+                largest = Self.length(persons[slot].box)
                 choice = slot
             }
         } else if time - current.firstSeen >= graceSeconds, time - current.lastExercising >= idleSeconds {
@@ -295,6 +296,9 @@ public struct PeopleInView: ~Copyable {
         }
         return oldest!
     }
+
+    /// A person's length in the picture: the longer side of their box.
+    static func length(_ box: BoundingBox) -> Float { max(box.width, box.height) }
 
     /// The box grown by `maskMargin` of its longer side each way.
     public func grown(_ box: BoundingBox) -> BoundingBox {

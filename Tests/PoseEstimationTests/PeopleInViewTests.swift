@@ -140,4 +140,14 @@ private func squatting(centreX: Float) -> (Double) -> BoundingBox? {
         people.watchedSeen(box(centreX: 400), at: 2.6)
         #expect(people.watchIdentifier == 2)
     }
+
+    @Test func theNewlyWatchedPersonIsLookedForInACropAroundTheirBox() {
+        let policy = CropPolicy()
+        let region = policy.region(around: box(centreX: 450), frameWidth: 640, frameHeight: 480)
+        #expect(region.side == 300)  // 1.5 × the 200 px body
+        #expect(region.minX + region.side / 2 == 450 && region.minY + region.side / 2 == 300)
+        // A box as large as the frame gives the whole frame.
+        let whole = policy.region(around: BoundingBox(minX: 0, minY: 0, maxX: 600, maxY: 470), frameWidth: 640, frameHeight: 480)
+        #expect(whole == CropRegion.wholeFrame(width: 640, height: 480))
+    }
 }

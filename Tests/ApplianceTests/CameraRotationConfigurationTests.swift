@@ -4,19 +4,6 @@ import Capture
 import PoseEstimation
 @testable import Appliance
 
-private func parse(_ text: String) throws(ConfigurationError) -> ApplianceConfiguration {
-    try ApplianceConfiguration.parse(Array(text.utf8), path: "/etc/posewatch/posewatch.toml")
-}
-
-private func failure(_ text: String) -> String? {
-    do {
-        _ = try parse(text)
-        return nil
-    } catch {
-        return error.description
-    }
-}
-
 @Suite struct CameraRotationConfigurationTests {
     @Test("camera.rotation takes the four quarter turns and camera.flip a boolean", arguments: [0, 90, 180, 270])
     func quarterTurnsAreRead(_ degrees: Int) throws {

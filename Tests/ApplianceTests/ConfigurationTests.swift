@@ -3,11 +3,13 @@ import Outputs
 @testable import Appliance
 import TestSupport
 
-private func parse(_ text: String) throws(ConfigurationError) -> ApplianceConfiguration {
+/// A config file's text parsed as /etc/posewatch/posewatch.toml (shared by the configuration suites).
+func parse(_ text: String) throws(ConfigurationError) -> ApplianceConfiguration {
     try ApplianceConfiguration.parse(Array(text.utf8), path: "/etc/posewatch/posewatch.toml")
 }
 
-private func failure(_ text: String) -> String? {
+/// The message parsing `text` fails with, or nil when it parses.
+func failure(_ text: String) -> String? {
     do {
         _ = try parse(text)
         return nil

@@ -49,32 +49,32 @@ private func squatting(centreX: Float) -> (Double) -> BoundingBox? {
         var people = PeopleInView()
         run(&people, from: 0, seconds: 2, exercising: true, watched: { _ in box(centreX: 200) },
             other: { _ in box(centreX: 500) })
-        let checked1 = people.count(at: 2) == 2
-        #expect(checked1)
+        let twoInView = people.count(at: 2) == 2
+        #expect(twoInView)
         // Not found by the searches of the next 3 s: forgotten after forgetSeconds.
         run(&people, from: 2, seconds: 3, exercising: true, watched: { _ in box(centreX: 200) }, other: { _ in nil })
-        let checked2 = people.count(at: 5) == 1
-        #expect(checked2)
+        let oneInViewAgain = people.count(at: 5) == 1
+        #expect(oneInViewAgain)
     }
 
     @Test func theWatchedPersonFoundAgainBySearchIsNotASecondPerson() {
         var people = PeopleInView()
         run(&people, from: 0, seconds: 2, exercising: true, watched: { _ in box(centreX: 200) },
             other: { _ in box(centreX: 205) })
-        let checked3 = people.count(at: 2) == 1
-        #expect(checked3)
+        let onlyTheWatchedInView = people.count(at: 2) == 1
+        #expect(onlyTheWatchedInView)
     }
 
     @Test func aPoseOfTheOtherPersonIsNotTakenForTheWatchedOne() {
         var people = PeopleInView()
         run(&people, from: 0, seconds: 1, exercising: true, watched: { _ in box(centreX: 200) },
             other: { _ in box(centreX: 330) })
-        let checked4 = people.isWatched(box(centreX: 210))
-        #expect(checked4)
-        let checked5 = !people.isWatched(box(centreX: 325))
-        #expect(checked5)
-        let checked6 = !people.isWatched(box(centreX: 600))
-        #expect(checked6)
+        let theWatchedPoseIsAccepted = people.isWatched(box(centreX: 210))
+        #expect(theWatchedPoseIsAccepted)
+        let theOthersPoseIsRefused = !people.isWatched(box(centreX: 325))
+        #expect(theOthersPoseIsRefused)
+        let aFarPoseIsRefused = !people.isWatched(box(centreX: 600))
+        #expect(aFarPoseIsRefused)
     }
 
     @Test func theWatchNeverMovesWhileTheWatchedPersonKeepsExercising() {
@@ -126,8 +126,8 @@ private func squatting(centreX: Float) -> (Double) -> BoundingBox? {
         #expect(mask.minX >= keep.maxX)
         #expect(mask.maxX > box(centreX: 300).maxX)
         // Someone standing right behind the watched person is not blacked out at all.
-        let checked7 = people.maskRectangle(forOther: box(centreX: 200, height: 150, width: 40)) == nil
-        #expect(checked7)
+        let nothingIsBlackedOut = people.maskRectangle(forOther: box(centreX: 200, height: 150, width: 40)) == nil
+        #expect(nothingIsBlackedOut)
     }
 
     @Test func theWatchEndsWhenTheWatchedPersonIsGoneForLong() {

@@ -58,6 +58,9 @@ public struct MoveNetEstimator: ~Copyable {
     /// Whether other people are searched for and blacked out (false: MoveNet alone decides whom it
     /// sees, as before people were told apart; for comparison runs).
     public var searchesForPeople = true
+    /// Whether a picture with noisy colour (a dim room's camera gain) is smoothed before the model
+    /// (`ChromaSmoothing`; a clean picture is never changed).
+    public var smoothsNoisyColour = true
     /// How each frame is turned upright before the model sees it (`camera.rotation`, `camera.flip`):
     /// poses, regions and people are in the upright picture's pixels. A change forgets the previous
     /// crop and the people in view, as a new camera mode does.
@@ -72,6 +75,7 @@ public struct MoveNetEstimator: ~Copyable {
     private let searchInput: UnsafeMutablePointer<UInt8>
     private var searchPending = false
     private var pendingBrightness: Float = 0
+    private var denoiser: ChromaSmoothing
     private var searchRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var nextRegion: CropRegion?
     private var pendingRegion = CropRegion(minX: 0, minY: 0, side: 1)
@@ -119,6 +123,7 @@ public struct MoveNetEstimator: ~Copyable {
         self.converter = OrientedFrameConverter(side: input.shape[1])
         self.input = interpreter.inputBytes(0).baseAddress!.assumingMemoryBound(to: UInt8.self)
         self.searchInput = .allocate(capacity: input.shape[1] * input.shape[1] * 3)
+        self.denoiser = ChromaSmoothing(side: input.shape[1])
     }
 
     deinit { searchInput.deallocate() }
@@ -134,6 +139,7 @@ public struct MoveNetEstimator: ~Copyable {
         let region = (smartCropping ? nextRegion : nil) ?? CropRegion.wholeFrame(width: width, height: height)
         guard converter.convert(frame, uprightRegion: region.rectangle, into: input) else { return false }
         pendingBrightness = Self.meanByte(input, count: inputSide * inputSide * 3)
+        if smoothsNoisyColour { denoiser.apply(to: input) }
         searchPending = false
         if searchesForPeople {
             for slot in 0..<PeopleInView.slotCount {
@@ -144,6 +150,7 @@ public struct MoveNetEstimator: ~Copyable {
             if people.wantsSearch(), let watched = people.watched {
                 searchRegion = CropRegion.wholeFrame(width: width, height: height)
                 guard converter.convert(frame, uprightRegion: searchRegion.rectangle, into: searchInput) else { return false }
+                if smoothsNoisyColour { denoiser.apply(to: searchInput) }
                 blackOut(people.grown(watched.box), in: searchInput, region: searchRegion)
                 searchPending = true
             }

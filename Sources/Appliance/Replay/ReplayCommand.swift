@@ -52,6 +52,9 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Let MoveNet alone decide whom it sees: no search for other people and nobody blacked out (to measure what telling people apart does).")
     var noPeopleSearch = false
 
+    @Flag(help: "Never smooth a picture's noisy colour before MoveNet (to measure what the smoothing does in a dim room).")
+    var noDenoise = false
+
     @OptionGroup var orientationOptions: OrientationOptions
 
     func validate() throws {
@@ -98,6 +101,7 @@ struct ReplayCommand: ParsableCommand {
                 var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
                 estimator.smartCropping = configuration.smartCropping && !noSmartCropping
                 estimator.searchesForPeople = !noPeopleSearch
+                estimator.smoothsNoisyColour = !noDenoise
                 estimator.orientation = try orientationOptions.orientation(over: configuration)
                 var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
                 try source.read(with: &replayer)

@@ -54,7 +54,9 @@ public struct MoveNetEstimator: ~Copyable {
     public var cropPolicy = CropPolicy()
     public var presenceRule = PersonPresenceRule()
     /// Who is in view and whom the pose stage watches.
-    public private(set) var people = PeopleInView()
+    /// (Set in init after every check that can throw: Swift 6.0's compiler crashes on a `~Copyable`
+    /// property with a default value in a throwing init.)
+    public private(set) var people: PeopleInView
     /// Whether other people are searched for and blacked out (false: MoveNet alone decides whom it
     /// sees, as before people were told apart; for comparison runs).
     public var searchesForPeople = true
@@ -124,6 +126,7 @@ public struct MoveNetEstimator: ~Copyable {
         self.input = interpreter.inputBytes(0).baseAddress!.assumingMemoryBound(to: UInt8.self)
         self.searchInput = .allocate(capacity: input.shape[1] * input.shape[1] * 3)
         self.denoiser = ChromaSmoothing(side: input.shape[1])
+        self.people = PeopleInView()
     }
 
     deinit { searchInput.deallocate() }

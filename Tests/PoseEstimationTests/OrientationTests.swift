@@ -112,7 +112,8 @@ private enum OrientationTestInputs {
     /// ffmpeg turns a real clip the way a camera on its side (or upside down, or seen in a
     /// mirror) would show it; the estimator told the matching orientation sees what it sees in the
     /// upright clip: model inputs within ±1, the same presence, keypoints within a pixel or two.
-    @Test("A turned clip with the matching orientation gives the upright clip's poses", arguments: [
+    @Test("A turned clip with the matching orientation gives the upright clip's poses",
+          .enabled(if: OrientationTestInputs.clipsAvailable, "needs ../shared (MoveNet, the dev clips) and ffmpeg"), arguments: [
         ("transpose=1", FrameOrientation(degrees: 270)!),                     // turned 90° clockwise
         ("transpose=2", FrameOrientation(degrees: 90)!),                      // turned 90° counter-clockwise
         ("hflip,vflip", FrameOrientation(degrees: 180)!),                     // upside down
@@ -120,7 +121,6 @@ private enum OrientationTestInputs {
         ("transpose=0", FrameOrientation(degrees: 90, mirrored: true)!),      // turned counter-clockwise and mirrored
     ])
     func turnedClipsGiveTheUprightPoses(_ filter: String, _ orientation: FrameOrientation) throws {
-        try #require(OrientationTestInputs.clipsAvailable, "needs ../shared (MoveNet, the dev clips) and ffmpeg")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("posewatch-turned-\(getpid())-\(filter)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -151,9 +151,9 @@ private enum OrientationTestInputs {
 
     /// The same clip without the orientation: people lie on their side, and the tally says which
     /// rotation stands them up again.
-    @Test("People in a clip turned a quarter clockwise lie with their head to the right")
+    @Test("People in a clip turned a quarter clockwise lie with their head to the right",
+          .enabled(if: OrientationTestInputs.clipsAvailable, "needs ../shared (MoveNet, the dev clips) and ffmpeg"))
     func aTurnedClipIsSeenLying() throws {
-        try #require(OrientationTestInputs.clipsAvailable, "needs ../shared (MoveNet, the dev clips) and ffmpeg")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("posewatch-lying-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

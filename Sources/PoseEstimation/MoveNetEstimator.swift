@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Capture
 import InferenceCore
 import LinuxSystem
@@ -27,6 +30,8 @@ public struct PoseEstimate: Sendable {
     /// Whether the watch moved to another person on this frame (someone more prominent at the
     /// start, or someone exercising while the watched person stood still).
     public var watchMoved = false
+    /// The mean brightness (0…255) of the part of the frame the model looked at, before any stretch.
+    public var brightness: Float = 0
 }
 
 /// MoveNet SinglePose on posewatch's inference core: converts each frame straight into the model's
@@ -56,12 +61,22 @@ public struct MoveNetEstimator: ~Copyable {
     /// Whether other people are searched for and blacked out (false: MoveNet alone decides whom it
     /// sees, as before people were told apart; for comparison runs).
     public var searchesForPeople = true
+    /// Whether a dim, flat picture is contrast-stretched before the model (`InputBrightness`).
+    public var stretchesDimPictures = true
 
     private var converter: FrameConverter
     private let input: UnsafeMutablePointer<UInt8>
     /// The search's input, filled in `loadInput` (the frame is gone by `estimate`).
     private let searchInput: UnsafeMutablePointer<UInt8>
     private var searchPending = false
+    private var brightness = InputBrightness()
+    private var pendingBrightness: Float = 0
+    private let experimentSupersample = Int(getenv("POSEWATCH_EXPERIMENT_SUPERSAMPLE").flatMap { String(cString: $0) }.flatMap { Int($0) } ?? 1)
+    private var superConverter = FrameConverter(tensorWidth: 192 * max(1, Int(getenv("POSEWATCH_EXPERIMENT_SUPERSAMPLE").flatMap { String(cString: $0) }.flatMap { Int($0) } ?? 1)), tensorHeight: 192 * max(1, Int(getenv("POSEWATCH_EXPERIMENT_SUPERSAMPLE").flatMap { String(cString: $0) }.flatMap { Int($0) } ?? 1)))
+    private let superBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 192 * 192 * 27)
+    private let experimentSourceBlur = Int(getenv("POSEWATCH_EXPERIMENT_SOURCEBLUR").flatMap { String(cString: $0) }.flatMap { Int($0) } ?? 0)
+    private let sums = UnsafeMutablePointer<UInt16>.allocate(capacity: 192 * 192 * 3)
+    private let experimentDenoiseBelow: Float = Float(getenv("POSEWATCH_EXPERIMENT_DENOISE").flatMap { String(cString: $0) }.flatMap { Float($0) } ?? 0)
     private var searchRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var nextRegion: CropRegion?
     private var pendingRegion = CropRegion(minX: 0, minY: 0, side: 1)
@@ -122,7 +137,38 @@ public struct MoveNetEstimator: ~Copyable {
             people.reset()
         }
         let region = (smartCropping ? nextRegion : nil) ?? CropRegion.wholeFrame(width: width, height: height)
-        guard converter.convert(frame, region: .crop(region.rectangle), into: input) != nil else { return false }
+        if experimentSourceBlur > 0 {
+            let n = inputSide * inputSide * 3
+            sums.initialize(repeating: 0, count: n)
+            let r = experimentSourceBlur
+            for dy in -r...r {
+                for dx in -r...r {
+                    var shifted = region.rectangle
+                    shifted.x += Double(dx); shifted.y += Double(dy)
+                    guard converter.convert(frame, region: .crop(shifted), into: input) != nil else { return false }
+                    for i in 0..<n { sums[i] += UInt16(input[i]) }
+                }
+            }
+            let taps = (2 * r + 1) * (2 * r + 1)
+            for i in 0..<n { input[i] = UInt8((Int(sums[i]) + taps / 2) / taps) }
+        } else if experimentSupersample > 1 {
+            guard superConverter.convert(frame, region: .crop(region.rectangle), into: superBuffer) != nil else { return false }
+            let k = experimentSupersample, big = inputSide * k
+            for y in 0..<inputSide {
+                for x in 0..<inputSide {
+                    for c in 0..<3 {
+                        var sum = 0
+                        for dy in 0..<k { for dx in 0..<k { sum += Int(superBuffer[((y * k + dy) * big + x * k + dx) * 3 + c]) } }
+                        input[(y * inputSide + x) * 3 + c] = UInt8((sum + k * k / 2) / (k * k))
+                    }
+                }
+            }
+        } else {
+            guard converter.convert(frame, region: .crop(region.rectangle), into: input) != nil else { return false }
+        }
+        let byteCount = inputSide * inputSide * 3
+        pendingBrightness = brightness.measure(input, count: byteCount, stretch: stretchesDimPictures)
+        if pendingBrightness < experimentDenoiseBelow { brightness.smooth(input, side: inputSide) }
         searchPending = false
         if searchesForPeople {
             for slot in 0..<PeopleInView.slotCount {
@@ -133,6 +179,7 @@ public struct MoveNetEstimator: ~Copyable {
             if people.wantsSearch(), let watched = people.watched {
                 searchRegion = CropRegion.wholeFrame(width: width, height: height)
                 guard converter.convert(frame, region: .crop(searchRegion.rectangle), into: searchInput) != nil else { return false }
+                _ = brightness.measure(searchInput, count: byteCount, stretch: stretchesDimPictures)
                 blackOut(people.grown(watched.box), in: searchInput, region: searchRegion)
                 searchPending = true
             }
@@ -196,7 +243,8 @@ public struct MoveNetEstimator: ~Copyable {
         nextRegion = person.map { cropPolicy.nextRegion(after: $0, frameWidth: pendingFrameWidth, frameHeight: pendingFrameHeight) }
         return PoseEstimate(pose: person, keypoints: keypoints, region: pendingRegion,
                             timestamp: pendingTimestamp, inferenceNanoseconds: elapsed,
-                            peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved)
+                            peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved,
+                            brightness: pendingBrightness)
     }
 
     /// Tells the pose stage whether the action stage names the watched person's movement one of

@@ -49,6 +49,12 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Always look at the whole frame (no crop from the previous pose).")
     var noSmartCropping = false
 
+    @Flag(help: "Let MoveNet alone decide whom it sees: no search for other people and nobody blacked out (to measure what telling people apart does).")
+    var noPeopleSearch = false
+
+    @Flag(help: "Never contrast-stretch a dim picture before MoveNet (to measure what the stretch does).")
+    var noBrightnessStretch = false
+
     func validate() throws {
         guard (input == nil) == demo else { throw ValidationError("give an input file, or --demo") }
         guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
@@ -92,6 +98,8 @@ struct ReplayCommand: ParsableCommand {
                 let source = try FrameInput.file(input, framesPerSecond: fps)
                 var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
                 estimator.smartCropping = configuration.smartCropping && !noSmartCropping
+                estimator.searchesForPeople = !noPeopleSearch
+                estimator.stretchesDimPictures = !noBrightnessStretch
                 var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
                 try source.read(with: &replayer)
             }

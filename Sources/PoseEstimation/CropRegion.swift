@@ -56,7 +56,6 @@ public struct CropPolicy: Sendable {
     public func nextRegion(after pose: Pose?, frameWidth: Int, frameHeight: Int) -> CropRegion {
         let whole = CropRegion.wholeFrame(width: frameWidth, height: frameHeight)
         guard let pose, torsoVisible(pose) else { return whole }
-        let width = Float(frameWidth), height = Float(frameHeight)
         let centerX = (pose[.leftHip].x + pose[.rightHip].x) / 2
         let centerY = (pose[.leftHip].y + pose[.rightHip].y) / 2
 
@@ -70,21 +69,23 @@ public struct CropPolicy: Sendable {
             bodyX = max(bodyX, abs(centerX - pose[index].x))
             bodyY = max(bodyY, abs(centerY - pose[index].y))
         }
-        var halfSide = max(torsoX * torsoExpansion, torsoY * torsoExpansion, bodyX * bodyExpansion, bodyY * bodyExpansion)
-        // Never larger than the distance from the centre to the farthest frame edge.
-        halfSide = min(halfSide, max(centerX, width - centerX, centerY, height - centerY))
-        guard halfSide > 0, halfSide <= max(width, height) / 2 else { return whole }
-        return CropRegion(minX: centerX - halfSide, minY: centerY - halfSide, side: halfSide * 2)
+        let halfSide = max(torsoX * torsoExpansion, torsoY * torsoExpansion, bodyX * bodyExpansion, bodyY * bodyExpansion)
+        return Self.square(centerX: centerX, centerY: centerY, halfSide: halfSide, frameWidth: frameWidth, frameHeight: frameHeight)
     }
 
     /// A square around a person's box (a pose's box from an earlier frame), 1.5 times its longer
     /// side: more room than `bodyExpansion` gives a current pose, since the person has moved since.
     /// Clamped like `nextRegion`; the whole frame when it would outgrow it.
     public func region(around box: BoundingBox, frameWidth: Int, frameHeight: Int) -> CropRegion {
+        Self.square(centerX: (box.minX + box.maxX) / 2, centerY: (box.minY + box.maxY) / 2,
+                    halfSide: max(box.width, box.height) / 2 * 1.5, frameWidth: frameWidth, frameHeight: frameHeight)
+    }
+
+    /// The square of `halfSide` around the centre, never larger than the distance from the centre
+    /// to the farthest frame edge; the whole frame when it would still outgrow the frame.
+    private static func square(centerX: Float, centerY: Float, halfSide: Float, frameWidth: Int, frameHeight: Int) -> CropRegion {
         let width = Float(frameWidth), height = Float(frameHeight)
-        let centerX = (box.minX + box.maxX) / 2, centerY = (box.minY + box.maxY) / 2
-        var halfSide = max(box.width, box.height) / 2 * 1.5
-        halfSide = min(halfSide, max(centerX, width - centerX, centerY, height - centerY))
+        let halfSide = min(halfSide, max(centerX, width - centerX, centerY, height - centerY))
         guard halfSide > 0, halfSide <= max(width, height) / 2 else { return .wholeFrame(width: frameWidth, height: frameHeight) }
         return CropRegion(minX: centerX - halfSide, minY: centerY - halfSide, side: halfSide * 2)
     }

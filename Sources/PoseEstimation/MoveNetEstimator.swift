@@ -78,7 +78,6 @@ public struct MoveNetEstimator: ~Copyable {
     private var searchPending = false
     private var pendingBrightness: Float = 0
     private var denoiser: ChromaSmoothing
-    private var searchRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var nextRegion: CropRegion?
     private var pendingRegion = CropRegion(minX: 0, minY: 0, side: 1)
     private var pendingTimestamp = MonotonicInstant.zero
@@ -151,7 +150,7 @@ public struct MoveNetEstimator: ~Copyable {
                 }
             }
             if people.wantsSearch(), let watched = people.watched {
-                searchRegion = CropRegion.wholeFrame(width: width, height: height)
+                let searchRegion = CropRegion.wholeFrame(width: width, height: height)
                 guard converter.convert(frame, uprightRegion: searchRegion.rectangle, into: searchInput) else { return false }
                 if smoothsNoisyColour { denoiser.apply(to: searchInput) }
                 blackOut(people.grown(watched.box), in: searchInput, region: searchRegion)
@@ -181,33 +180,27 @@ public struct MoveNetEstimator: ~Copyable {
     /// init ran the model once). The frame is then lost; the caller decides what that means.
     public mutating func estimate<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) throws(PoseModelError) -> PoseEstimate {
         let start = MonotonicInstant.now()
-        do {
-            try interpreter.invoke(servicing: &service)
-        } catch {
-            throw PoseModelError("\(name) failed on a frame: \(error)")
-        }
+        try invokeModel(servicing: &service)
         let keypoints = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: pendingRegion)
         var person = presenceRule.isPerson(keypoints) ? keypoints : nil
         let time = pendingTimestamp.seconds
         var moved = false
         if searchesForPeople {
+            var box = person?.boundingBox(minimumScore: cropPolicy.minimumKeypointScore)
             // Someone else despite the blacked-out others (they moved since the last search).
-            if let seen = person, let box = seen.boundingBox(minimumScore: cropPolicy.minimumKeypointScore),
-               !people.isWatched(box) {
+            if let seen = box, !people.isWatched(seen) {
                 person = nil
+                box = nil
             }
-            people.watchedSeen(person?.boundingBox(minimumScore: cropPolicy.minimumKeypointScore), at: time)
+            people.watchedSeen(box, at: time)
             if searchPending {
                 searchPending = false
                 interpreter.inputBytes(0).baseAddress!.copyMemory(from: searchInput, byteCount: inputSide * inputSide * 3)
-                do {
-                    try interpreter.invoke(servicing: &service)
-                } catch {
-                    throw PoseModelError("\(name) failed on a frame: \(error)")
-                }
+                try invokeModel(servicing: &service)
+                let searchRegion = CropRegion.wholeFrame(width: pendingFrameWidth, height: pendingFrameHeight)
                 let found = MoveNetOutput.decode(interpreter.outputFloats(0)!, region: searchRegion)
-                let box = presenceRule.isPerson(found) ? found.boundingBox(minimumScore: cropPolicy.minimumKeypointScore) : nil
-                moved = people.searched(found: box, at: time)
+                moved = people.searched(found: presenceRule.isPerson(found) ? found.boundingBox(minimumScore: cropPolicy.minimumKeypointScore) : nil,
+                                        at: time)
                 if moved { person = nil }
             }
         }
@@ -223,6 +216,15 @@ public struct MoveNetEstimator: ~Copyable {
                             timestamp: pendingTimestamp, inferenceNanoseconds: elapsed,
                             peopleInView: people.count(at: time), watchIdentifier: people.watchIdentifier, watchMoved: moved,
                             brightness: pendingBrightness)
+    }
+
+    /// Runs the model on what its input holds now (the frame, or the search).
+    private func invokeModel<Service: InvokeServicePoint & ~Copyable>(servicing service: inout Service) throws(PoseModelError) {
+        do {
+            try interpreter.invoke(servicing: &service)
+        } catch {
+            throw PoseModelError("\(name) failed on a frame: \(error)")
+        }
     }
 
     /// Tells the pose stage whether the action stage names the watched person's movement one of

@@ -176,10 +176,10 @@ public struct PeopleInView: ~Copyable {
     /// is someone else whom MoveNet looked at despite the blacked-out others.
     public func isWatched(_ box: BoundingBox) -> Bool {
         guard let watchedSlot else { return true }
-        let likeWatched = Self.similarity(of: box, to: persons[watchedSlot].box)
+        let likeWatched = box.samePersonSimilarity(to: persons[watchedSlot].box)
         guard likeWatched > 0 else { return false }
         for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isConfirmed
-            && Self.similarity(of: box, to: persons[slot].box) > likeWatched {
+            && box.samePersonSimilarity(to: persons[slot].box) > likeWatched {
             return false
         }
         return true
@@ -226,7 +226,7 @@ public struct PeopleInView: ~Copyable {
             var match: Int?
             var best: Float = 0
             for slot in 0..<Self.slotCount where slot != watchedSlot && persons[slot].isPresent {
-                let similarity = Self.similarity(of: box, to: persons[slot].box)
+                let similarity = box.samePersonSimilarity(to: persons[slot].box)
                 if similarity > best { best = similarity; match = slot }
             }
             if let match {
@@ -326,16 +326,5 @@ public struct PeopleInView: ~Copyable {
         }
         return mask.width > 0 && mask.height > 0 ? mask : nil
     }
-
-    /// 0 when `box` is not the person of `reference`; otherwise higher is more alike (box overlap
-    /// plus closeness of centres, as `PersonTracker` measures it).
-    static func similarity(of box: BoundingBox, to reference: BoundingBox) -> Float {
-        let overlap = box.intersectionOverUnion(reference)
-        let dx = (box.minX + box.maxX - reference.minX - reference.maxX) / 2
-        let dy = (box.minY + box.maxY - reference.minY - reference.maxY) / 2
-        let reach = max(reference.width, reference.height, box.width, box.height, 1) * 0.6
-        let closeness = max(0, 1 - (dx * dx + dy * dy).squareRoot() / reach)
-        guard overlap >= 0.2 || closeness > 0 else { return 0 }
-        return overlap + closeness
-    }
 }
+

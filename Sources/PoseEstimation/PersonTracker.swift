@@ -79,18 +79,9 @@ public struct PersonTracker: Sendable {
         lastSeen = -.infinity
     }
 
-    /// 0 when not the same person; otherwise higher is more alike (overlap, plus closeness of centres).
+    /// 0 when not the same person; otherwise higher is more alike (`BoundingBox.samePersonSimilarity`).
     func similarity(of box: BoundingBox, to tracked: BoundingBox) -> Float {
-        let overlap = box.intersectionOverUnion(tracked)
-        let dx = (box.minX + box.maxX - tracked.minX - tracked.maxX) / 2
-        let dy = (box.minY + box.maxY - tracked.minY - tracked.maxY) / 2
-        // Reach from the larger of the two boxes: after a blurred frame in which only a few joints
-        // scored (the face, say), the tracked box is that small cluster, and a reach from it alone
-        // would reject the whole person on the next frame for the full `patience`.
-        let reach = max(tracked.width, tracked.height, box.width, box.height, 1) * centreDistanceFraction
-        let closeness = max(0, 1 - (dx * dx + dy * dy).squareRoot() / reach)
-        guard overlap >= minimumOverlap || closeness > 0 else { return 0 }
-        return overlap + closeness
+        box.samePersonSimilarity(to: tracked, minimumOverlap: minimumOverlap, reachFraction: centreDistanceFraction)
     }
 }
 

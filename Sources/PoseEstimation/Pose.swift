@@ -152,6 +152,23 @@ public struct BoundingBox: Equatable, Sendable {
     public var height: Float { maxY - minY }
     public var area: Float { max(0, width) * max(0, height) }
 
+    /// 0 when this box is not the person of `reference`; otherwise higher is more alike: box
+    /// overlap plus closeness of centres. The same person overlaps by at least `minimumOverlap`
+    /// or has a centre within `reachFraction` of the longer side of either box (boxes change
+    /// shape fast when someone drops to a plank).
+    public func samePersonSimilarity(to reference: BoundingBox, minimumOverlap: Float = 0.2, reachFraction: Float = 0.6) -> Float {
+        let overlap = intersectionOverUnion(reference)
+        let dx = (minX + maxX - reference.minX - reference.maxX) / 2
+        let dy = (minY + maxY - reference.minY - reference.maxY) / 2
+        // Reach from the larger of the two boxes: after a blurred frame in which only a few joints
+        // scored (the face, say), the reference is that small cluster, and a reach from it alone
+        // would reject the whole person.
+        let reach = max(reference.width, reference.height, width, height, 1) * reachFraction
+        let closeness = max(0, 1 - (dx * dx + dy * dy).squareRoot() / reach)
+        guard overlap >= minimumOverlap || closeness > 0 else { return 0 }
+        return overlap + closeness
+    }
+
     /// Intersection over union with another box (0 when they do not overlap).
     public func intersectionOverUnion(_ other: BoundingBox) -> Float {
         let width = min(maxX, other.maxX) - max(minX, other.minX)

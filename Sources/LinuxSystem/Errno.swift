@@ -104,12 +104,15 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
 /// Why posewatch refuses a path as an input file before reading it.
 public enum InputRefusal: UInt8, Sendable {
     case standardInput, directory, fifo, characterDevice, blockDevice, socket, unknownKind
+    /// A file of the kernel's own file systems (`/proc`, `/sys`, …): not a file on a disk.
+    case kernelInterface
 
     /// `is a FIFO, not a regular file; give the path of a regular file`.
     public var explanation: String {
         let kind: String
         switch self {
         case .standardInput: return "standard input is not read; give the path of a regular file"
+        case .kernelInterface: return "is a kernel interface (/proc, /sys), not a file on a disk; give the path of a regular file"
         case .directory: kind = "a directory"
         case .fifo: kind = "a FIFO"
         case .characterDevice: kind = "a character device"

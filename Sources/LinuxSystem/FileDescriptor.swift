@@ -1,3 +1,4 @@
+import CLinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -38,7 +39,13 @@ public struct OwnedFileDescriptor: ~Copyable {
     /// without waiting: `stat` decides before anything is opened, so a FIFO never blocks `open`
     /// waiting for a writer and a device never sees an `open` (a watchdog device arms on open).
     /// The open itself is `O_NONBLOCK` in case the path is swapped for a FIFO between the two
-    /// calls, and `fstat` checks what was really opened; `O_NONBLOCK` is then cleared.
+    /// calls, and `fstat` checks what was really opened.
+    ///
+    /// Files of the kernel's own file systems (`/proc`, `/sys`, debugfs, …) are refused too: they
+    /// call themselves regular files but are not files on a disk. Their size says 0 or 4096 whatever
+    /// they hold, and some block a reader until the kernel has news (`/proc/kmsg`), which would
+    /// hang a command, or the frame loop on SIGHUP. The descriptor stays `O_NONBLOCK` (a regular
+    /// file's reads ignore the flag), so a read that would wait fails at once instead.
     /// "-" (standard input by convention) is refused too: inputs are named by path.
     public static func openRegularFile(_ path: String) throws(SystemCallError) -> OwnedFileDescriptor {
         if path == "-" {
@@ -50,9 +57,10 @@ public struct OwnedFileDescriptor: ~Copyable {
         let descriptor = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
         guard fstat(descriptor.rawValue, &status) == 0 else { throw SystemCallError("fstat", path, .current) }
         try refuseUnlessRegular(status, path: path)
-        let flags = fcntl(descriptor.rawValue, F_GETFL)
-        guard flags >= 0, fcntl(descriptor.rawValue, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
-            throw SystemCallError("fcntl", path, .current)
+        var fileSystem: UInt32 = 0
+        guard pw_file_system_type(descriptor.rawValue, &fileSystem) == 0 else { throw SystemCallError("fstatfs", path, .current) }
+        if status.st_mode & S_IFMT == S_IFREG, KernelFileSystem.isKernelInterface(fileSystem) {
+            throw SystemCallError("open", path, .invalidArgument, refusal: .kernelInterface)
         }
         return descriptor
     }

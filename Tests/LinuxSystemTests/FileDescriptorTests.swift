@@ -124,7 +124,7 @@ import Glibc
         #expect(error?.reason.hasPrefix("is a FIFO") == true, "\(String(describing: error))")
     }
 
-    @Test("A regular file opens without O_NONBLOCK, and /dev/null reads as an empty file")
+    @Test("A regular file opens (O_NONBLOCK, which a regular file's reads ignore), and /dev/null reads as an empty file")
     func regularFilesAndTheNullDeviceOpen() throws {
         let directory = Self.scratchDirectory()
         defer { _ = system("rm -rf '\(directory)'") }
@@ -133,11 +133,35 @@ import Glibc
         fputs("[models]\n", file)
         fclose(file)
         let descriptor = try OwnedFileDescriptor.openRegularFile(path)
-        #expect(fcntl(descriptor.rawValue, F_GETFL) & O_NONBLOCK == 0)
+        #expect(fcntl(descriptor.rawValue, F_GETFL) & O_NONBLOCK != 0)
+        var first: UInt8 = 0
+        #expect(read(descriptor.rawValue, &first, 1) == 1 && first == UInt8(ascii: "["))
         #expect(fcntl(descriptor.rawValue, F_GETFD) & FD_CLOEXEC != 0)
         let null = try OwnedFileDescriptor.openRegularFile("/dev/null")
         var byte: UInt8 = 0
         #expect(read(null.rawValue, &byte, 1) == 0)
         #expect(try MemoryMappedFile(path: "/dev/null").bytes.isEmpty)
+    }
+
+    @Test("Files of /proc and /sys are refused as kernel interfaces, /proc/kmsg at once instead of waiting for kernel messages",
+          arguments: ["/proc/kmsg", "/proc/self/status", "/proc/version", "/sys/kernel/mm/transparent_hugepage/enabled"])
+    func kernelInterfaceFilesAreRefused(path: String) throws {
+        var status = stat()
+        // /proc/self/status and /proc/version are always there; a container may hide /sys or /proc/kmsg.
+        if path.hasPrefix("/sys") || path == "/proc/kmsg" {
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+        }
+        let error = try #require(Self.refusal(of: path))
+        #expect(error.description == "open \(path): is a kernel interface (/proc, /sys), not a file on a disk; give the path of a regular file")
+        #expect(throws: SystemCallError.self) { _ = try MemoryMappedFile(path: path) }
+    }
+
+    @Test("The kernel interface check knows procfs and sysfs, and not the file systems files live on")
+    func kernelFileSystemMagicNumbers() {
+        #expect(KernelFileSystem.isKernelInterface(0x9FA0))  // proc
+        #expect(KernelFileSystem.isKernelInterface(0x6265_6572))  // sysfs
+        #expect(!KernelFileSystem.isKernelInterface(0xEF53))  // ext4
+        #expect(!KernelFileSystem.isKernelInterface(0x0102_1994))  // tmpfs
+        #expect(!KernelFileSystem.isKernelInterface(0x794C_7630))  // overlayfs
     }
 }

@@ -42,13 +42,21 @@ extension PosewatchCommand {
     /// `--help` and `--version` still print to standard output and exit 0; a thrown `ExitCode`
     /// exits with its own status.
     public static func runAsMain(_ arguments: [String]? = nil) -> Never {
+        ProcessSignals.ignoreBrokenPipes()
+        ProcessSignals.holdLoopSignals()
         let error: any Error
         do {
             var command = try parseAsRoot(arguments)
+            if !(command is RunCommand) { ProcessSignals.releaseLoopSignals() }
             try command.run()
+            // Output that never arrived is a failure, not a success with nothing written.
+            if let failure = StandardOutput.flush() { finish(withStatus: ExitStatus.failure, message: "posewatch: \(failure)") }
             Glibc.exit(ExitStatus.success)
         } catch let caught {
             error = caught
+        }
+        if error is OutputLost {
+            finish(withStatus: ExitStatus.failure, message: "posewatch: \(StandardOutput.flush() ?? "cannot write to standard output")")
         }
         finish(withStatus: status(for: error), message: oneLineMessage(for: error), orFullMessageOf: error)
     }
@@ -65,19 +73,26 @@ extension PosewatchCommand {
     /// help and version requests (printed in full) and for a bare `ExitCode` (its command has
     /// already said what went wrong).
     static func oneLineMessage(for error: any Error) -> String? {
-        if error is ExitCode || exitCode(for: error) == .success { return nil }
+        if error is ExitCode || error is OutputLost || exitCode(for: error) == .success { return nil }
         let text = message(for: error)
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
         guard !lines.isEmpty else { return nil }
         return "posewatch: " + lines.joined(separator: " ")
     }
 
+    private static func finish(withStatus status: Int32, message: String) -> Never {
+        printError(message)
+        Glibc.exit(status)
+    }
+
     private static func finish(withStatus status: Int32, message: String?, orFullMessageOf error: any Error) -> Never {
         if let message {
             printError(message)
         } else if status == ExitStatus.success {
-            // --help, --version, `help run`: ArgumentParser prints them to standard output.
-            exit(withError: error)
+            // --help, --version, `help run`: printed to standard output as ArgumentParser would,
+            // and checked like any command's output.
+            print(fullMessage(for: error))
+            if let failure = StandardOutput.flush() { finish(withStatus: ExitStatus.failure, message: "posewatch: \(failure)") }
         }
         Glibc.exit(status)
     }

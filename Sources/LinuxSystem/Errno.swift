@@ -101,17 +101,20 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(call) \(subject): \(reason)" }
 }
 
-/// Why posewatch refuses a path as an input file before reading it.
+/// Why posewatch refuses a path as an input file before reading it (or as an output before writing it).
 public enum InputRefusal: UInt8, Sendable {
     case standardInput, directory, fifo, characterDevice, blockDevice, socket, unknownKind
     /// A file of the kernel's own file systems (`/proc`, `/sys`, …): not a file on a disk.
     case kernelInterface
+    /// An output path that names one of the command's inputs.
+    case outputIsAnInput
 
     /// `is a FIFO, not a regular file; give the path of a regular file`.
     public var explanation: String {
         let kind: String
         switch self {
         case .standardInput: return "standard input is not read; give the path of a regular file"
+        case .outputIsAnInput: return "is one of this command's inputs, which writing it would destroy; give another path for the output"
         case .kernelInterface: return "is a kernel interface (/proc, /sys), not a file on a disk; give the path of a regular file"
         case .directory: kind = "a directory"
         case .fifo: kind = "a FIFO"

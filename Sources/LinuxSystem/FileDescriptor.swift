@@ -69,10 +69,10 @@ public struct OwnedFileDescriptor: ~Copyable {
     /// numbers this small).
     static let nullDevice: dev_t = 1 << 8 | 3
 
-    /// Throws the refusal for anything but a regular file or the null device.
-    static func refuseUnlessRegular(_ status: stat, path: String) throws(SystemCallError) {
+    /// Throws the refusal for anything but a regular file or (when allowed) the null device.
+    static func refuseUnlessRegular(_ status: stat, path: String, allowingNullDevice: Bool = true) throws(SystemCallError) {
         let kind = status.st_mode & S_IFMT
-        if kind == S_IFREG || (kind == S_IFCHR && status.st_rdev == nullDevice) { return }
+        if kind == S_IFREG || (allowingNullDevice && kind == S_IFCHR && status.st_rdev == nullDevice) { return }
         let refusal: InputRefusal
         switch kind {
         case S_IFDIR: refusal = .directory

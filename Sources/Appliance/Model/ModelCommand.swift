@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -104,6 +105,18 @@ struct ModelRunCommand: ParsableCommand {
     func run() throws {
         let repetitions = try CommandLineLimits.modelRepetitions.check(self.repetitions)
         let (_, interpreter) = try loadForCommand(model)
+        // Every output checked before anything runs: none may be the model or an input.
+        var targets: [(index: Int, file: OutputFile)] = []
+        do throws(SystemCallError) {
+            if let output { targets.append((0, try OutputFile(path: output, notOverwriting: [model] + inputs))) }
+            if let outputDir {
+                for index in 0..<interpreter.outputCount {
+                    targets.append((index, try OutputFile(path: "\(outputDir)/output_\(index).npy", notOverwriting: [model] + inputs)))
+                }
+            }
+        } catch {
+            throw failWithBadInput(error.description)
+        }
         guard inputs.count == interpreter.inputCount else {
             throw failWithBadInput("the model has \(interpreter.inputCount) inputs but \(inputs.count) --input files were given")
         }
@@ -140,15 +153,13 @@ struct ModelRunCommand: ParsableCommand {
             var standardError = StandardError()
             print("mean invoke time: \(Int(elapsed / Double(repetitions) * 1e6)) µs over \(repetitions) runs", to: &standardError)
         }
-        var targets: [(Int, String)] = []
-        if let output { targets.append((0, output)) }
-        if let outputDir { targets = (0..<interpreter.outputCount).map { ($0, "\(outputDir)/output_\($0).npy") } }
-        for (index, path) in targets {
+        for (index, file) in targets {
             let info = interpreter.output(index)
             let array = NumPyArray(elementType: info.elementType, shape: info.shape, bytes: Array(interpreter.outputBytes(index)))
-            do {
-                try array.write(to: path)
+            do throws(SystemCallError) {
+                try file.write(array.encoded())
             } catch {
+                // The output's place (a full disk, a missing directory) is the command's input too.
                 throw failWithBadInput(error.description)
             }
         }

@@ -121,12 +121,14 @@ struct ReplayCommand: ParsableCommand {
     }
 
     /// Writes what happened on one frame; a classifier that failed on its window ends the replay
-    /// (a replay's figures would silently miss decisions otherwise).
+    /// (a replay's figures would silently miss decisions otherwise), and so does standard output
+    /// gone (`OutputLost`: nobody reads the rest).
     static func report(_ step: ActionPipelineStep, pipeline: borrowing ActionPipeline, seconds: Double,
-                       into report: inout ReplayReport) throws(ModelRunFailure) {
+                       into report: inout ReplayReport) throws {
         if let failure = step.classifierFailure { throw ModelRunFailure("at \(seconds) s: \(failure)") }
         for number in step.repetitions { report.repetition(pipeline.counter.event(number: number), at: seconds) }
         if let decision = step.decision { report.decision(decision, at: seconds, repetitions: pipeline.summary.repetitions) }
+        try StandardOutput.check()
     }
 }
 

@@ -141,6 +141,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             now = MonotonicInstant.now()
             outputs.service(at: now)
             runTimers(at: now)
+            if let lost = logger.lostOutput ?? outputs.driver.lines.lostOutput { stopForLostOutput(lost) }
         }
         stop(at: MonotonicInstant.now())
         return exitStatus
@@ -265,6 +266,15 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         logger.critical("\(message): failed on every frame for \(Int(ModelFailurePolicy.limitSeconds)) s (\(episode.failures) times); stopping, check the model with 'posewatch doctor'",
                         LogFields(event: .error))
         return true
+    }
+
+    /// Standard error (the log without a journal) or standard output (the console LEDs) can no
+    /// longer be written: a reader that quit (`| head`), a full disk. Going on would watch for
+    /// nobody, so the loop stops with exit status 1; the LEDs still go off and the final summary
+    /// is still written wherever it can go (the journal, the stream that still works).
+    private mutating func stopForLostOutput(_ reason: Errno) {
+        stopReason = "its output is gone: \(reason)"
+        exitStatus = ExitStatus.failure
     }
 
     private mutating func stopForFailingModel() {

@@ -54,6 +54,14 @@ struct SnapshotCommand: ParsableCommand {
             printError("posewatch snapshot: \(error)")
             throw ExitCode(ExitStatus.configuration)
         }
+        // Checked before the model runs: the PNG may overwrite neither the clip, the model nor the config.
+        let destination: OutputFile
+        do {
+            destination = try OutputFile(path: output, notOverwriting: [input, poseModel ?? configuration.poseModelPath, config].compactMap { $0 })
+        } catch {
+            printError("posewatch snapshot: \(error)")
+            throw ExitCode(ExitStatus.usage)
+        }
         do {
             let source: FrameInput = try device.map { .camera(device: $0) } ?? FrameInput.file(input!, framesPerSecond: fps)
             var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
@@ -68,7 +76,10 @@ struct SnapshotCommand: ParsableCommand {
             let renderer = WireframeRenderer()
             renderer.draw(snapshot.estimate.pose ?? snapshot.estimate.keypoints, region: snapshot.estimate.region, on: &image)
             for other in snapshot.others { renderer.drawOtherPerson(other, on: &image) }
-            try writeFile(output, PNGEncoder.encode(image))
+            do { try destination.write(PNGEncoder.encode(image)) } catch {
+                printError("posewatch snapshot: \(error)")
+                throw ExitCode(ExitStatus.failure)
+            }
             let verdict = snapshot.estimate.pose == nil ? "no person (keypoints drawn as found)" : "person found"
             print("wrote \(output): \(image.width)x\(image.height) at \(String(format2: snapshot.seconds)) s, \(verdict)")
             if !snapshot.others.isEmpty {
@@ -86,14 +97,6 @@ struct SnapshotCommand: ParsableCommand {
             // As in `replay`: the configured model is a configuration error, --pose-model a bad argument.
             printError("posewatch snapshot: \(error)")
             throw ExitCode(error.exitStatus)
-        }
-    }
-
-    func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        guard let file = fopen(path, "wb") else { throw InputError("cannot write \(path): \(Errno.current)") }
-        defer { fclose(file) }
-        guard bytes.withUnsafeBytes({ fwrite($0.baseAddress, 1, bytes.count, file) }) == bytes.count else {
-            throw InputError("cannot write \(path): \(Errno.current)")
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/vfs.h>
+#include <stdio.h>
 
 // The flag macros expand to enum members on glibc, which Swift sees only through these constants.
 static const int PW_SFD_NONBLOCK = SFD_NONBLOCK;
@@ -23,5 +24,10 @@ static inline int pw_file_system_type(int fd, unsigned int *type) {
     *type = (unsigned int)status.f_type;
     return 0;
 }
+
+// C's stdout, which Swift 6 may not name (a shared mutable global): flush it (0 or EOF with
+// errno set), and whether any write to it has failed (its sticky error flag).
+static inline int pw_standard_output_flush(void) { return fflush(stdout); }
+static inline int pw_standard_output_failed(void) { return ferror(stdout) != 0; }
 
 #endif

@@ -128,6 +128,7 @@ public struct ConsoleLEDLines: LEDLines {
     private let clock: () -> MonotonicInstant
     private let start: MonotonicInstant
     public var count: Int { leds.count }
+    public private(set) var lostOutput: Errno?
 
     /// Prints to `fileDescriptor`, stamping each line with seconds since creation.
     public init(leds: [LEDLine], fileDescriptor: Int32 = 1, clock: @escaping () -> MonotonicInstant = MonotonicInstant.now) {
@@ -147,6 +148,18 @@ public struct ConsoleLEDLines: LEDLines {
         buffer.append(leds[index].lineName)
         buffer.append(on ? ") on\n" : ") off\n")
         let fd = fileDescriptor
-        buffer.withBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
+        // One small write (a line is under 128 bytes): all of it or an error; EAGAIN (a
+        // non-blocking stream that is full) loses the line, not the stream.
+        let failure: Errno? = buffer.withBytes { bytes in
+            while Glibc.write(fd, bytes.baseAddress, bytes.count) < 0 {
+                if errno == EINTR { continue }
+                return errno == EAGAIN ? nil : Errno.current
+            }
+            return nil
+        }
+        if let failure {
+            lostOutput = lostOutput ?? failure
+            throw LEDError("console LEDs: cannot write: \(failure)")
+        }
     }
 }

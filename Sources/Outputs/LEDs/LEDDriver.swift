@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// A set of LED output lines: the action LEDs in configuration order, then the status LED.
 ///
 /// Conformers own their lines (a GPIO line request, the console); `LEDDriver` decides when to write.
@@ -6,6 +8,15 @@ public protocol LEDLines: ~Copyable {
     var count: Int { get }
     /// Drives line `index` on or off.
     mutating func setLine(_ index: Int, on: Bool) throws(LEDError)
+    /// Why the lines can no longer be written at all, when they are text on a stream that has
+    /// gone (the console backend's standard output: a reader that quit, a full disk); nil while
+    /// they work. The loop stops on it, as on a log it can no longer write.
+    var lostOutput: Errno? { get }
+}
+
+extension LEDLines where Self: ~Copyable {
+    /// GPIO lines never lose their output this way: a failed write is an episode, not an end.
+    public var lostOutput: Errno? { nil }
 }
 
 /// Why an LED backend could not start or write.

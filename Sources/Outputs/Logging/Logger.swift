@@ -49,6 +49,11 @@ public final class Logger {
     public private(set) var entriesWrittenToStandardError = 0
     /// Where entries the journal refuses go instead (2 = stderr; tests pass a pipe).
     public var fallbackFileDescriptor: Int32 = 2
+    /// Why a line could not be written to stderr (its reader went away, the disk is full), from
+    /// the first failure on; nil while every line arrived. SIGPIPE is ignored, so this is how
+    /// posewatch learns that nobody reads its log: `run` stops on it (exit 1) rather than going
+    /// on unheard. A full non-blocking stream (EAGAIN) only drops the entry (`droppedEntries`).
+    public private(set) var lostOutput: Errno?
     private var buffer = ByteBuffer(capacity: 16 * 1024)
 
     /// A logger writing to `destination`.
@@ -159,14 +164,18 @@ public final class Logger {
 
     private func writeLine(_ level: LogLevel, _ message: String, _ fields: LogFields, to fileDescriptor: Int32) {
         buffer.encodeStandardErrorLine(level: level, message: message, fields: fields)
-        buffer.withBytes { bytes in
+        let failure: Errno? = buffer.withBytes { bytes in
             var remaining = bytes
             while !remaining.isEmpty {
                 let written = Glibc.write(fileDescriptor, remaining.baseAddress, remaining.count)
                 if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }  // nowhere left to complain to
+                if written < 0 && errno == EAGAIN { return .wouldBlock }
+                guard written > 0 else { return written < 0 ? Errno.current : Errno(rawValue: EIO) }
                 remaining = UnsafeRawBufferPointer(rebasing: remaining[written...])
             }
+            return nil
         }
+        guard let failure else { return }
+        if failure == .wouldBlock { droppedEntries += 1 } else { lostOutput = lostOutput ?? failure }
     }
 }

@@ -46,7 +46,13 @@ extension PosewatchCommand {
         ProcessSignals.holdLoopSignals()
         let error: any Error
         do {
-            var command = try parseAsRoot(arguments)
+            let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+            if given.count > maximumArgumentCount {
+                // ArgumentParser's time grows with the square of the arguments: 20,000 took 20 s.
+                finish(withStatus: ExitStatus.usage,
+                       message: "posewatch: \(given.count) command-line arguments are more than any command takes (at most \(maximumArgumentCount)); check the command line")
+            }
+            var command = try parseAsRoot(given)
             if !(command is RunCommand) { ProcessSignals.releaseLoopSignals() }
             try command.run()
             // Output that never arrived is a failure, not a success with nothing written.
@@ -60,6 +66,10 @@ extension PosewatchCommand {
         }
         finish(withStatus: status(for: error), message: oneLineMessage(for: error), orFullMessageOf: error)
     }
+
+    /// The most command-line arguments posewatch parses: the longest real command line (a
+    /// `model run` with one `--input` per model input) is a few dozen.
+    static let maximumArgumentCount = 1_000
 
     /// The exit status for an error that ended the command.
     static func status(for error: any Error) -> Int32 {

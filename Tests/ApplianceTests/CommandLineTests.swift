@@ -114,6 +114,19 @@ import InferenceCore
         #expect(!result.error.contains("--pose-model"), "\(result.error)")
     }
 
+    @Test("10,000 repeated options are refused at once with one line (ArgumentParser took 20 s over 20,000)")
+    func aFloodOfArgumentsIsRefusedBeforeParsing() {
+        let flood = Array(repeating: ["--format", "text"], count: 5_000).flatMap { $0 }
+        var started = timespec(), ended = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &started)
+        let result = PosewatchProcess.run(["replay", "--demo"] + flood)
+        clock_gettime(CLOCK_MONOTONIC, &ended)
+        #expect(result.status == 2)
+        #expect(result.error == "posewatch: 10002 command-line arguments are more than any command takes (at most 1000); check the command line\n")
+        #expect(result.output.isEmpty)
+        #expect(ended.tv_sec - started.tv_sec < 5)
+    }
+
     func writeText(_ path: String, _ text: String) throws -> String {
         let file = try #require(fopen(path, "w"))
         fputs(text, file)

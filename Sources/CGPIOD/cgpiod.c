@@ -51,13 +51,6 @@ int pw_gpio_chip_describe(pw_gpio_chip *chip, char *name, size_t name_capacity,
     return 0;
 }
 
-int pw_gpio_chip_find_line(pw_gpio_chip *chip, const char *name) {
-    // gpiod_chip_find_line walks every line's name; NULL with errno ENOENT when none matches.
-    struct gpiod_line *line = gpiod_chip_find_line(chip->chip, name);
-    if (!line) { if (errno == 0) errno = ENOENT; return -1; }
-    return (int)gpiod_line_offset(line);
-}
-
 int pw_gpio_line_describe(pw_gpio_chip *chip, unsigned int offset,
                           char *name, size_t name_capacity,
                           char *consumer, size_t consumer_capacity, int *is_used) {
@@ -148,12 +141,6 @@ int pw_gpio_chip_describe(pw_gpio_chip *chip, char *name, size_t name_capacity,
     *line_count = (unsigned int)gpiod_chip_info_get_num_lines(info);
     gpiod_chip_info_free(info);
     return 0;
-}
-
-int pw_gpio_chip_find_line(pw_gpio_chip *chip, const char *name) {
-    int offset = gpiod_chip_get_line_offset_from_name(chip->chip, name);
-    if (offset < 0 && errno == 0) errno = ENOENT;
-    return offset;
 }
 
 int pw_gpio_line_describe(pw_gpio_chip *chip, unsigned int offset,

@@ -285,14 +285,15 @@ public enum Diagnosis {
         for (line, role) in roles {
             guard let location = observations.ledLines[line] else {
                 items.append(DoctorItem(area: .gpio, subject: line, verdict: .fail,
-                    summary: "\(role): no GPIO chip has a line named \(line); list names with 'gpioinfo' and fix 'leds' in the config",
+                    summary: "\(role): no GPIO chip has a line named \(line), nor is it a header pin (GPIO0…GPIO27) of a Raspberry Pi's GPIO controller; list names with 'gpioinfo' and fix 'leds' in the config",
                     facts: [("role", .string(role))]))
                 continue
             }
-            let place = "\(location.chip.name) ('\(location.chip.label)') line \(location.offset)"
+            let found = location.foundBy == .headerNumber ? " (by header number: the board names no line \(line))" : ""
+            let place = "\(location.chip.name) ('\(location.chip.label)') line \(location.offset)\(found)"
             let facts: [(String, JSONValue)] = [("role", .string(role)), ("chip", .string(location.chip.path)),
                                                 ("offset", .integer(location.offset)), ("used", .bool(location.isUsed)),
-                                                ("consumer", .string(location.consumer))]
+                                                ("consumer", .string(location.consumer)), ("found_by", .string(location.foundBy.rawValue))]
             if location.isUsed && location.consumer != "posewatch" {
                 let holder = location.consumer.isEmpty ? "another program" : "'\(location.consumer)'"
                 items.append(DoctorItem(area: .gpio, subject: line, verdict: .fail,

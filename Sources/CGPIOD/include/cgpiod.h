@@ -27,10 +27,6 @@ void pw_gpio_chip_close(pw_gpio_chip *chip);
 int pw_gpio_chip_describe(pw_gpio_chip *chip, char *name, size_t name_capacity,
                           char *label, size_t label_capacity, unsigned int *line_count);
 
-/// The offset of the line named `name` (`GPIO17`) on this chip, or -1 with errno ENOENT when the
-/// chip has no such line.
-int pw_gpio_chip_find_line(pw_gpio_chip *chip, const char *name);
-
 /// Describes one line: its name and consumer (empty strings when unset) and whether it is in use.
 /// 0, or -1 and errno.
 int pw_gpio_line_describe(pw_gpio_chip *chip, unsigned int offset,

@@ -21,20 +21,25 @@ public struct GPIOChipDescription: Hashable, Sendable {
     }
 }
 
-/// A named GPIO line found on a chip, with whether someone already holds it.
+/// A GPIO line found on a chip for a configured name, with whether someone already holds it.
 public struct GPIOLineLocation: Hashable, Sendable {
+    /// The name as configured (`GPIO17`).
     public var name: String
     public var chip: GPIOChipDescription
     public var offset: Int
     public var isUsed: Bool
     /// Who holds it (`posewatch`, `sysfs`, `led0`), empty when free or unnamed.
     public var consumer: String
-    public init(name: String, chip: GPIOChipDescription, offset: Int, isUsed: Bool, consumer: String) {
+    /// By its name, or by header number where the device tree leaves it unnamed.
+    public var foundBy: GPIOLineLookup
+    public init(name: String, chip: GPIOChipDescription, offset: Int, isUsed: Bool, consumer: String,
+                foundBy: GPIOLineLookup = .name) {
         self.name = name
         self.chip = chip
         self.offset = offset
         self.isUsed = isUsed
         self.consumer = consumer
+        self.foundBy = foundBy
     }
 }
 
@@ -56,23 +61,29 @@ public struct GPIOChip: ~Copyable {
         }
         self.handle = handle
         self.description = GPIOChipDescription(
-            path: path, name: String(decoding: name.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self),
-            label: String(decoding: label.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self),
-            lineCount: Int(count))
+            path: path, name: Self.text(name), label: Self.text(label), lineCount: Int(count))
     }
 
-    /// The line named `name` on this chip with its usage, or nil when the chip has no such line.
-    public func findLine(named name: String) -> GPIOLineLocation? {
-        let offset = pw_gpio_chip_find_line(handle, name)
-        guard offset >= 0 else { return nil }
-        var lineName = [CChar](repeating: 0, count: 64), consumer = [CChar](repeating: 0, count: 64)
-        var used: Int32 = 0
-        guard pw_gpio_line_describe(handle, UInt32(offset), &lineName, lineName.count, &consumer, consumer.count, &used) == 0 else {
-            return GPIOLineLocation(name: name, chip: description, offset: Int(offset), isUsed: false, consumer: "")
+    /// Every line's name and holder (a line that cannot be described reads as unnamed and free).
+    public func table() -> GPIOChipTable {
+        var lines: [GPIOChipTable.Line] = []
+        lines.reserveCapacity(description.lineCount)
+        var name = [CChar](repeating: 0, count: 64), consumer = [CChar](repeating: 0, count: 64)
+        for offset in 0..<description.lineCount {
+            var used: Int32 = 0
+            name[0] = 0
+            consumer[0] = 0
+            guard pw_gpio_line_describe(handle, UInt32(offset), &name, name.count, &consumer, consumer.count, &used) == 0 else {
+                lines.append(GPIOChipTable.Line(name: ""))
+                continue
+            }
+            lines.append(GPIOChipTable.Line(name: Self.text(name), isUsed: used != 0, consumer: Self.text(consumer)))
         }
-        return GPIOLineLocation(
-            name: name, chip: description, offset: Int(offset), isUsed: used != 0,
-            consumer: String(decoding: consumer.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self))
+        return GPIOChipTable(chip: description, lines: lines)
+    }
+
+    private static func text(_ characters: [CChar]) -> String {
+        String(decoding: characters.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
     }
 
     deinit { pw_gpio_chip_close(handle) }
@@ -108,15 +119,14 @@ public enum GPIOEnumeration {
         }
     }
 
-    /// Finds each named line on whichever chip has it (the first chip wins, as libgpiod's tools do).
+    /// Finds each named line on whichever chip has it, or by header number on a Raspberry Pi
+    /// (`GPIOLineResolver`).
     public static func locate(lines names: [String], directory: String = "/dev") -> [String: GPIOLineLocation] {
-        var found: [String: GPIOLineLocation] = [:]
+        var tables: [GPIOChipTable] = []
         for path in chipPaths(directory: directory) {
             guard let chip = try? GPIOChip(path: path) else { continue }
-            for name in names where found[name] == nil {
-                if let location = chip.findLine(named: name) { found[name] = location }
-            }
+            tables.append(chip.table())
         }
-        return found
+        return GPIOLineResolver.resolve(names, on: tables)
     }
 }

@@ -17,8 +17,9 @@ public struct LEDLine: Sendable, Equatable {
 }
 
 /// LED lines on real GPIO chips through libgpiod (v1 or v2, via the CGPIOD shim). Lines are found by
-/// name on whichever chip has them (a Pi 5 has the header on another chip than a Pi 4), requested as
-/// outputs, initially off, with consumer `posewatch`; one request per chip.
+/// name on whichever chip has them (a Pi 5 has the header on another chip than a Pi 4), or by
+/// header number where the board leaves them unnamed (`GPIOLineResolver`), requested as outputs,
+/// initially off, with consumer `posewatch`; one request per chip.
 ///
 /// The only owner of the requests: when it ends, every line is driven off and released, so LEDs are
 /// never left lit by a stopped service. Chips stay open as long as their request, because libgpiod v1
@@ -51,6 +52,13 @@ public struct GPIOLEDLines: LEDLines, ~Copyable {
                 throw LEDError("LED line \(led.lineName) (\(led.role)) not found on any GPIO chip (\(searched))")
             }
             if location.isUsed { throw Self.busyError(led, location) }
+        }
+        // Two names for one line: `GPIO4` by header number and `GPIO_GCLK` by name on a Pi 4.
+        for (position, led) in leds.enumerated() {
+            let location = found[led.lineName]!
+            if let earlier = leds[..<position].first(where: { found[$0.lineName]!.chip.path == location.chip.path && found[$0.lineName]!.offset == location.offset }) {
+                throw LEDError("LED lines \(earlier.lineName) (\(earlier.role)) and \(led.lineName) (\(led.role)) are the same line, \(location.chip.path) offset \(location.offset)")
+            }
         }
         // Group by chip, keeping the configured order inside each request.
         var chipOrder: [String] = []

@@ -1,4 +1,4 @@
-import Capture
+import LinuxSystem
 import InferenceCore
 import JSONFormat
 import PoseEstimation

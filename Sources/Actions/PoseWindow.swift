@@ -1,4 +1,4 @@
-import Capture
+import LinuxSystem
 import PoseEstimation
 
 /// The last `length` poses sampled at the action model's frame rate, filled by timestamp.

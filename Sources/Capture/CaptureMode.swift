@@ -81,10 +81,7 @@ public struct CaptureMode: Sendable, Equatable, CustomStringConvertible {
 
 extension FrameInterval {
     /// "30" or "29.97" (any Double: NaN, infinities and huge values are printed as they are).
-    static func rounded(_ framesPerSecond: Double) -> String {
-        guard framesPerSecond.isFinite, abs(framesPerSecond) < 1e15 else { return "\(framesPerSecond)" }
-        return framesPerSecond == framesPerSecond.rounded() ? "\(Int(framesPerSecond))" : "\((framesPerSecond * 100).rounded() / 100)"
-    }
+    static func rounded(_ framesPerSecond: Double) -> String { FrameRate.rounded(framesPerSecond) }
 
     /// When frame `index` of a stream at this interval is due, in nanoseconds from its start
     /// (exact: no accumulated rounding). A file's interval can be anything up to 2³²−1 s per

@@ -2,7 +2,7 @@ import Foundation
 import InferenceCore
 import PoseEstimation
 import Testing
-import Capture
+import LinuxSystem
 @testable import Actions
 
 /// Loading the phase net, its window, and the counter's parameters (the parity with the Python

@@ -1,5 +1,6 @@
 import Testing
 @testable import Capture
+import LinuxSystem
 
 /// Issue 27: rates from files and the command line made `FrameInterval(framesPerSecond:)`,
 /// `presentationTime(ofFrame:)` and the decimator trap (NaN, infinities, 1e300, 1e-300, negatives,

@@ -1,4 +1,4 @@
-import Capture
+import LinuxSystem
 import PoseEstimation
 
 /// Counts repetitions of the current action in a stream of poses, online, and keeps cumulative counts

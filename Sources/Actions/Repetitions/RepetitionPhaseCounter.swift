@@ -1,4 +1,4 @@
-import Capture
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

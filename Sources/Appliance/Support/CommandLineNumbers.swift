@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import LinuxSystem
 
 /// A number given on the command line, kept as typed so that a refusal can quote it.
 ///

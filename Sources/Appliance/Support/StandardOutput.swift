@@ -1,4 +1,3 @@
-import CLinuxSystem
 import LinuxSystem
 #if canImport(Glibc)
 import Glibc
@@ -12,15 +11,14 @@ import Glibc
 /// line on standard error, rather than 0 with nothing written.
 enum StandardOutput {
     /// True once a write to standard output has failed.
-    static var hasFailed: Bool { pw_standard_output_failed() != 0 }
+    static var hasFailed: Bool { StandardOutputStream.hasFailed }
 
     /// Writes out what is buffered; the failure, as one line without the "posewatch: " prefix, when
     /// this or any earlier write failed.
     static func flush() -> String? {
-        let flushed = pw_standard_output_flush() == 0
-        let reason = Errno.current
-        guard !flushed || hasFailed else { return nil }
-        return "cannot write to standard output: \(flushed ? "a write failed" : reason.description)"
+        let failure = StandardOutputStream.flush()
+        guard failure != nil || hasFailed else { return nil }
+        return "cannot write to standard output: \(failure?.description ?? "a write failed")"
     }
 
     /// Throws `OutputLost` when a write to standard output has failed, so a long command (a replay

@@ -38,25 +38,9 @@ public struct FrameRate: Sendable, Hashable, CustomStringConvertible {
     /// "15" or "29.97".
     public var description: String { Self.rounded(framesPerSecond) }
 
-    static func rounded(_ framesPerSecond: Double) -> String { FrameInterval.rounded(framesPerSecond) }
-}
-
-extension FrameInterval {
-    /// The interval for a frame rate, as a small fraction (`30` → 1/30, `29.97` → 1000/29970).
-    public init(_ rate: FrameRate) {
-        let framesPerSecond = rate.framesPerSecond
-        // Within FrameRate.supported both denominators are at most 240 000: no conversion traps.
-        if framesPerSecond == framesPerSecond.rounded() {
-            self.init(numerator: 1, denominator: UInt32(framesPerSecond))
-        } else {
-            self.init(numerator: 1000, denominator: UInt32((framesPerSecond * 1000).rounded()))
-        }
-    }
-
-    /// The interval for a frame rate that the caller has not checked: clamped into
-    /// `FrameRate.supported` (see `FrameRate(clamping:)`), so no value traps. Check rates from
-    /// outside with `FrameRate(framesPerSecond:)` and refuse bad ones before they get here.
-    public init(framesPerSecond: Double) {
-        self.init(FrameRate(clamping: framesPerSecond))
+    /// "15", "29.97"; a value no rate can have is printed as it is.
+    public static func rounded(_ framesPerSecond: Double) -> String {
+        guard framesPerSecond.isFinite, abs(framesPerSecond) < 1e15 else { return "\(framesPerSecond)" }
+        return framesPerSecond == framesPerSecond.rounded() ? "\(Int(framesPerSecond))" : "\((framesPerSecond * 100).rounded() / 100)"
     }
 }

@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "CKernels", cSettings: [.unsafeFlags(["-O3"])], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "InferenceCore", dependencies: ["LinuxSystem", "CKernels"]),
         .target(name: "PoseEstimation", dependencies: ["LinuxSystem", "InferenceCore", "Capture"]),
-        .target(name: "Actions", dependencies: ["InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel", "CRepetitionModel"]),
+        .target(name: "Actions", dependencies: ["LinuxSystem", "InferenceCore", "PoseEstimation", "JSONFormat", "CActionModel", "CRepetitionModel"]),
         .target(name: "Outputs", dependencies: ["LinuxSystem", "CGPIOD", "CLinuxShims"]),
         .target(
             name: "Appliance",

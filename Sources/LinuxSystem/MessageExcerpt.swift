@@ -55,9 +55,9 @@ public struct MessageExcerpt {
         }
     }
 
-    /// `untrusted` escaped and cut to `maximumLength` (a key, a name, a token, an option's value).
-    public static func plain(_ untrusted: String) -> String {
-        var excerpt = MessageExcerpt()
+    /// `untrusted` escaped and cut to `limit` (a key, a name, a token, an option's value).
+    public static func plain(_ untrusted: String, limit: Int = maximumLength) -> String {
+        var excerpt = MessageExcerpt(limit: limit)
         excerpt.appendEscaping(untrusted)
         return excerpt.result
     }

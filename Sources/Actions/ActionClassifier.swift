@@ -57,7 +57,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
         var labels: [ActionLabel] = []
         for name in names {
             guard let label = ActionLabel(rawValue: name) else {
-                throw ClassifierModelError("metadata '\(Self.entryName)': unknown label \(MessageExcerpt.quoted(name)) (known: \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw ClassifierModelError("metadata '\(Self.entryName)': unknown label '\(MessageExcerpt.plain(name))' (known: \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             labels.append(label)
         }
@@ -76,7 +76,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
         let normalization = try require(json["normalization"], "normalization")
         let specification = try require(normalization["id"]?.stringValue, "normalization.id")
         guard specification == PoseNormalization.specification else {
-            throw ClassifierModelError("metadata '\(Self.entryName)': normalisation \(MessageExcerpt.quoted(specification)) is not supported (this posewatch implements \(PoseNormalization.specification))")
+            throw ClassifierModelError("metadata '\(Self.entryName)': normalisation '\(MessageExcerpt.plain(specification))' is not supported (this posewatch implements \(PoseNormalization.specification))")
         }
         let indices = try require(normalization["coco17_indices"]?.arrayValue?.compactMap(\.intValue), "normalization.coco17_indices")
         guard let parameters = PoseNormalization(

@@ -1,5 +1,6 @@
 import Testing
 import Glibc
+import CActionModel
 
 /// Issue 43: a path, an option's value or a config value with a newline and escape codes was
 /// echoed as it was: messages became several lines, ESC and BEL reached the terminal, `run` logged
@@ -69,6 +70,43 @@ import Glibc
         #expect(result.status == 2)
         #expect(result.output.isEmpty)
         Self.expectSafe(result.error, lines: 1, "model inspect")
+    }
+
+    /// The built-in classifier with strings of the file replaced in place by hostile ones of the same
+    /// length (so the flatbuffer stays valid): the description, a metadata name, a tensor name.
+    func hostileClassifier() -> (plain: String, hostile: String) {
+        let bytes = Array(UnsafeRawBufferPointer(start: pw_embedded_classifier_bytes(), count: pw_embedded_classifier_size()))
+        var patched = bytes
+        func replace(_ old: String, _ new: String) {
+            let (old, new) = (Array(old.utf8), Array(new.utf8))
+            precondition(old.count == new.count, "\(old.count) != \(new.count)")
+            let start = (0...(patched.count - old.count)).first { patched[$0..<($0 + old.count)].elementsEqual(old) }!
+            patched.replaceSubrange(start..<(start + old.count), with: new)
+        }
+        replace("MLIR Converted.", "\n<2>forged\u{1b}[2J\u{07}")
+        replace("CONVERSION_METADATA", "\nverdict: ready\u{1b}\u{07}xx")
+        replace("Identity_1", "\n<2>xx\u{1b}[2J")
+        func write(_ name: String, _ bytes: [UInt8]) -> String {
+            let path = directory + "/" + name
+            let file = fopen(path, "wb")!
+            _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+            fclose(file)
+            return path
+        }
+        return (write("classifier.tflite", bytes), write("hostile.tflite", patched))
+    }
+
+    @Test("model inspect of a model whose description, metadata and tensor names are hostile: the same lines, escaped")
+    func modelInspectNamesFromTheFile() {
+        let models = hostileClassifier()
+        let plain = PosewatchProcess.run(["model", "inspect", models.plain])
+        let result = PosewatchProcess.run(["model", "inspect", models.hostile])
+        #expect(plain.status == 0 && result.status == 0, "\(result.error)")
+        let expectedLines = plain.output.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        Self.expectSafe(result.output, lines: expectedLines, "model inspect")
+        #expect(result.output.contains(#"description: \n<2>forged\u{1b}[2J\u{7}"#), "\(result.output)")
+        #expect(result.output.contains(#"\nverdict: ready\u{1b}\u{7}xx"#), "\(result.output)")
+        #expect(result.output.contains(#"  \n<2>xx\u{1b}[2J  float32[1,135]"#), "\(result.output)")
     }
 
     @Test("bench and snapshot --input with a hostile path: one line on stderr, exit 2")

@@ -415,7 +415,7 @@ private struct ModelParser {
         }
         let code = codes[opcodeIndex]
         if code.code == .custom {
-            throw .unsupported("operator \(index): custom operator \(MessageExcerpt.quoted(code.customName ?? "")) is not supported")
+            throw .unsupported("operator \(index): custom operator '\(MessageExcerpt.plain(code.customName ?? ""))' is not supported")
         }
         guard let maximumVersion = OperatorTable.supportedVersions[code.code] else {
             throw .unsupported("operator \(index): \(code.code.name) (version \(code.version)) is not supported")

@@ -14,8 +14,9 @@ public struct SourceLocation: Sendable {
 
 extension ByteBuffer {
     /// Encodes one entry in journald's native protocol
-    /// (https://systemd.io/JOURNAL_NATIVE_PROTOCOL/): `KEY=value\n` per field, or for a value
-    /// containing a newline the binary-safe `KEY\n<little-endian 64-bit length><bytes>\n`.
+    /// (https://systemd.io/JOURNAL_NATIVE_PROTOCOL/): `KEY=value\n` per field, every value with its
+    /// control characters escaped, so the protocol's binary-safe form (for values with a newline)
+    /// is never needed.
     public mutating func encodeJournalEntry(
         level: LogLevel, message: String, fields: LogFields, identifier: String, location: SourceLocation
     ) {

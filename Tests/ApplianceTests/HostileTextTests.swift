@@ -43,17 +43,16 @@ import CActionModel
     /// The checks every output with `hostile` in it must pass: `lines` lines (the last one ended),
     /// no control character but those line ends, no line that starts with a forged verdict or
     /// priority, and the hostile text shown escaped.
-    static func expectSafe(_ text: String, lines: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(text.hasSuffix("\n"), "\(what): \(text)", sourceLocation: sourceLocation)
+    static func expectSafe(_ text: String, lines: Int, _ what: String) {
+        #expect(text.hasSuffix("\n"), "\(what): \(text)")
         #expect(text.split(separator: "\n", omittingEmptySubsequences: false).count - 1 == lines,
-                "\(what): \(text)", sourceLocation: sourceLocation)
+                "\(what): \(text)")
         let controls = text.unicodeScalars.filter { $0 != "\n" && ($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) }
-        #expect(controls.isEmpty, "\(what): raw control characters \(controls.map(\.value))", sourceLocation: sourceLocation)
+        #expect(controls.isEmpty, "\(what): raw control characters \(controls.map(\.value))")
         for line in text.split(separator: "\n") {
-            #expect(!line.hasPrefix("verdict: ready") && !line.hasPrefix("<2>forged"), "\(what): forged line \(line)",
-                    sourceLocation: sourceLocation)
+            #expect(!line.hasPrefix("verdict: ready") && !line.hasPrefix("<2>forged"), "\(what): forged line \(line)")
         }
-        #expect(text.contains(#"\n<2>forged\u{1b}[2J\u{7}"#), "\(what): \(text)", sourceLocation: sourceLocation)
+        #expect(text.contains(#"\n<2>forged\u{1b}[2J\u{7}"#), "\(what): \(text)")
     }
 
     @Test("replay of a hostile path: one line on stderr, exit 2")

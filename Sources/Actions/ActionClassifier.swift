@@ -1,6 +1,7 @@
 import LinuxSystem
 import InferenceCore
 import JSONFormat
+import LinuxSystem
 import PoseEstimation
 import CActionModel
 
@@ -56,7 +57,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
         var labels: [ActionLabel] = []
         for name in names {
             guard let label = ActionLabel(rawValue: name) else {
-                throw ClassifierModelError("metadata '\(Self.entryName)': unknown label '\(name)' (known: \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw ClassifierModelError("metadata '\(Self.entryName)': unknown label '\(MessageExcerpt.plain(name))' (known: \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             labels.append(label)
         }
@@ -75,7 +76,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
         let normalization = try require(json["normalization"], "normalization")
         let specification = try require(normalization["id"]?.stringValue, "normalization.id")
         guard specification == PoseNormalization.specification else {
-            throw ClassifierModelError("metadata '\(Self.entryName)': normalisation '\(specification)' is not supported (this posewatch implements \(PoseNormalization.specification))")
+            throw ClassifierModelError("metadata '\(Self.entryName)': normalisation '\(MessageExcerpt.plain(specification))' is not supported (this posewatch implements \(PoseNormalization.specification))")
         }
         let indices = try require(normalization["coco17_indices"]?.arrayValue?.compactMap(\.intValue), "normalization.coco17_indices")
         guard let parameters = PoseNormalization(
@@ -125,8 +126,8 @@ public struct ActionClassifier: ~Copyable {
     /// Loads the model at `path` and checks it against its metadata.
     public init(modelPath: String, registry: KernelRegistry = KernelRegistry()) throws(ClassifierModelError) {
         let model: Model
-        do { model = try Model(contentsOf: modelPath) } catch { throw ClassifierModelError("classifier model \(modelPath): \(error)") }
-        try self.init(model: model, name: modelPath, registry: registry)
+        do { model = try Model(contentsOf: modelPath) } catch { throw ClassifierModelError("classifier model \(MessageExcerpt.path(modelPath)): \(error)") }
+        try self.init(model: model, name: MessageExcerpt.path(modelPath), registry: registry)
     }
 
     /// Wraps a loaded model (tests, embedded models).

@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// The subset of TOML posewatch's config file uses, parsed without a package: `[table]` and
 /// `[table.sub]` headers, `key = value` with bare or quoted (dotted) keys, basic and literal
 /// strings, integers (decimal, `_` separators, `0x`/`0o`/`0b`), floats (incl. `inf`/`nan`),

@@ -102,13 +102,13 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
                 guard let number = Int(value), FrameLayout.dimensionRange.contains(number) else {
                     let what = token.first == "W" ? "width" : "height"
                     throw CaptureError.invalidFile(
-                        path: path, reason: "Y4M header \(Self.printable(token)): the frame \(what) must be 1 to \(FrameLayout.maximumDimension) pixels")
+                        path: path, reason: "Y4M header \(MessageExcerpt.plain(String(token))): the frame \(what) must be 1 to \(FrameLayout.maximumDimension) pixels")
                 }
                 if token.first == "W" { width = number } else { height = number }
             case "F":
                 guard let parsed = Self.frameInterval(value) else {
                     throw CaptureError.invalidFile(
-                        path: path, reason: "Y4M header \(Self.printable(token)): the frame rate must be 1 to 240 frames per second, written F<rate>:<scale> (F30000:1001)")
+                        path: path, reason: "Y4M header \(MessageExcerpt.plain(String(token))): the frame rate must be 1 to 240 frames per second, written F<rate>:<scale> (F30000:1001)")
                 }
                 interval = parsed
             case "C": colorspace = String(value)
@@ -124,7 +124,7 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
         case "420jpeg", "420mpeg2", "420paldv", "420": format = .yuv420
         case "422": format = .yuv422Planar
         case "mono": format = .grey
-        default: throw CaptureError.invalidFile(path: path, reason: "Y4M colour space C\(Self.printable(colorspace[...])) is not supported (4:2:0, 4:2:2 and mono are)")
+        default: throw CaptureError.invalidFile(path: path, reason: "Y4M colour space C\(MessageExcerpt.plain(colorspace)) is not supported (4:2:0, 4:2:2 and mono are)")
         }
         // At most 8192 × 8192 × 2 bytes: the sizes are checked above, so this cannot overflow.
         let layout = FrameLayout(pixelFormat: format, width: width, height: height, bytesPerLine: width, colorRange: range)
@@ -155,12 +155,6 @@ public struct Y4MFileSource: ~Copyable, FrameSource {
         return FrameInterval(numerator: scale / a, denominator: rate / a)
     }
 
-    /// A header token as it may appear in a one-line message: at most 40 characters, anything
-    /// unprintable (a terminal escape in a hostile file) shown as "?".
-    static func printable(_ token: Substring) -> String {
-        let shown = token.unicodeScalars.prefix(40).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }
-        return String(shown) + (token.unicodeScalars.count > 40 ? "…" : "")
-    }
 
     /// What is at a `FRAME` line.
     enum FrameLocation {

@@ -239,14 +239,16 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A file that is not what it claims to be (bad Y4M header, no JPEG in an MJPEG file).
     case invalidFile(path: String, reason: String)
 
+    /// One line naming the device or file (escaped: the path is the user's) and what went wrong.
+    /// `reason` is posewatch's own text, with whatever it repeats from the file already escaped.
     public var description: String {
         switch self {
-        case .systemCall(let call, let subject, let errno): "\(call) \(subject): \(errno)"
-        case .notACamera(let path, let reason): "\(path) is not a usable camera: \(reason)"
-        case .noUsableMode(let path): "\(path) offers no format posewatch can convert"
-        case .stalled(let path, let milliseconds): "\(path) delivered no frame for \(milliseconds) ms"
-        case .sourceChanged(let path): "\(path) changed its source format; restarting capture"
-        case .invalidFile(let path, let reason): "\(path): \(reason)"
+        case .systemCall(let call, let subject, let errno): "\(call) \(MessageExcerpt.path(subject)): \(errno)"
+        case .notACamera(let path, let reason): "\(MessageExcerpt.path(path)) is not a usable camera: \(reason)"
+        case .noUsableMode(let path): "\(MessageExcerpt.path(path)) offers no format posewatch can convert"
+        case .stalled(let path, let milliseconds): "\(MessageExcerpt.path(path)) delivered no frame for \(milliseconds) ms"
+        case .sourceChanged(let path): "\(MessageExcerpt.path(path)) changed its source format; restarting capture"
+        case .invalidFile(let path, let reason): "\(MessageExcerpt.path(path)): \(reason)"
         }
     }
 }

@@ -98,7 +98,8 @@ public struct SystemCallError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, without the call and subject: the explanation, or errno's text.
     public var reason: String { explanation ?? errno.description }
 
-    public var description: String { "\(call) \(subject): \(reason)" }
+    /// `open /dev/video0: No such device`, the subject escaped (it is a path or name from outside).
+    public var description: String { "\(call) \(MessageExcerpt.path(subject)): \(reason)" }
 }
 
 /// Why posewatch refuses a path as an input file before reading it (or as an output before writing it).

@@ -91,9 +91,9 @@ public struct MoveNetEstimator: ~Copyable {
         do {
             interpreter = try Interpreter(model: try Model(contentsOf: modelPath), registry: registry)
         } catch {
-            throw PoseModelError("pose model \(modelPath): \(error)")
+            throw PoseModelError("pose model \(MessageExcerpt.path(modelPath)): \(error)")
         }
-        try self.init(interpreter: interpreter, name: "pose model \(modelPath)")
+        try self.init(interpreter: interpreter, name: "pose model \(MessageExcerpt.path(modelPath))")
     }
 
     /// Wraps an interpreter already made for a MoveNet model.

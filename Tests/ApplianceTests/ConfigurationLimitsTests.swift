@@ -1,5 +1,6 @@
 import Testing
 import Glibc
+import LinuxSystem
 import Outputs
 @testable import Appliance
 

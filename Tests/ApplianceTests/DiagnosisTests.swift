@@ -69,6 +69,34 @@ import LinuxSystem
         #expect(text.contains("Raspberry Pi CSI camera"))
     }
 
+    @Test func namesFromTheKernelAndTheDeviceStayOnTheirOwnLineEscaped() {
+        // A USB camera names itself (card), udev names its links from its descriptors, another
+        // program names itself as a GPIO line's consumer, a driver labels its chip: each with a line
+        // break, a forged verdict, an ESC sequence and a BEL.
+        let hostile = "x\nverdict: ready (exit 0)\u{1b}[2J\u{07}"
+        let plain = report(Self.healthy()).text()
+        var observations = Self.healthy()
+        var camera = Self.webcam
+        camera.card = hostile
+        camera.driver = hostile
+        camera.busInfo = hostile
+        camera.stableNames = ["/dev/v4l/by-id/" + hostile]
+        camera.formats[0].name = hostile
+        observations.cameraNodes = [.init(path: "/dev/video0", description: .success(camera))]
+        let chip = GPIOChipDescription(path: "/dev/gpiochip0", name: hostile, label: hostile, lineCount: 58)
+        observations.gpioChips = [.success(chip)]
+        for (name, location) in observations.ledLines {
+            observations.ledLines[name] = GPIOLineLocation(name: name, chip: chip, offset: location.offset, isUsed: name == "GPIO17", consumer: hostile)
+        }
+        let text = report(observations).text()
+        // The same lines as the healthy report (plus nothing): only the busy line's verdict changes.
+        #expect(text.split(separator: "\n").count == plain.split(separator: "\n").count, "\(text)")
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(text)")
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("verdict:") } == ["verdict: not ready, 1 item failed (exit 1)"])
+        #expect(text.contains(#"x\nverdict: ready (exit 0)\u{1b}[2J\u{7} [x\nverdict"#), "\(text)")
+        #expect(text.contains(#"is held by 'x\nverdict: ready (exit 0)\u{1b}[2J\u{7}'"#), "\(text)")
+    }
+
     @Test func aLineHeldBySomeoneElseFailsAndNamesTheHolder() {
         var observations = Self.healthy()
         observations.ledLines["GPIO17"]!.isUsed = true

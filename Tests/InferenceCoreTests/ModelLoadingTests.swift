@@ -51,6 +51,20 @@ import InferenceCore
         }
     }
 
+    @Test func aTensorNameFromTheFileIsEscapedInMessages() throws {
+        // A name with a line break, what looks like doctor's verdict, an ESC sequence and a BEL.
+        let hostile = "out\nverdict: ready (exit 0)\u{1b}[2J\u{07}"
+        let model = try Model(bytes: TinyModel.make(outputShape: [1, 5], outputName: hostile))
+        #expect(model.outputs.map(\.name) == [hostile], "the name itself is kept as the file has it")
+        #expect {
+            _ = try Interpreter(model: model)
+        } throws: { error in
+            let message = (error as? ModelError)?.message ?? ""
+            return message.contains(#"output tensor 1 (out\nverdict: ready (exit 0)\u{1b}[2J\u{7}) has shape [1, 5]"#)
+                && !message.unicodeScalars.contains { $0.value < 0x20 }
+        }
+    }
+
     @Test func aShapeMismatchIsReportedAtPrepare() throws {
         let model = try Model(bytes: TinyModel.make(outputShape: [1, 5]))
         #expect {

@@ -120,7 +120,7 @@ enum TinyModel {
     }
 
     static func make(operatorCode: Int32 = 19, version: Int32 = 1, operatorInputs: [Int32] = [0],
-                     operatorOutputs: [Int32] = [1], outputShape: [Int32] = [1, 4],
+                     operatorOutputs: [Int32] = [1], outputShape: [Int32] = [1, 4], outputName: String = "output",
                      metadata: [(String, [UInt8])] = []) -> [UInt8]
     {
         var buffers: [FlatNode] = [.table([]), .table([]), .table([])]
@@ -134,7 +134,7 @@ enum TinyModel {
         ])
         let operatorTable = FlatNode.table([.uint32(0), .child(.int32s(operatorInputs)), .child(.int32s(operatorOutputs))])
         let subgraph = FlatNode.table([
-            .child(.nodes([tensor("input", buffer: 1), tensor("output", buffer: 2, shape: outputShape)])),
+            .child(.nodes([tensor("input", buffer: 1), tensor(outputName, buffer: 2, shape: outputShape)])),
             .child(.int32s([0])), .child(.int32s([1])), .child(.nodes([operatorTable])), .child(.string("main")),
         ])
         // Model: version 0, operator_codes 1, subgraphs 2, description 3, buffers 4, metadata_buffer 5, metadata 6.

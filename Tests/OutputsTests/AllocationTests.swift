@@ -41,6 +41,10 @@ struct AllocationTests {
         func logFrame(_ frame: Int) {
             logger.info("rep counted", LogFields(event: .rep, action: action, confidence: 0.91, reps: frame, fps: 15, droppedFrames: 2, inferenceMilliseconds: 40.5))
             listener.discard()
+            // A message with text the log's guard must escape (a control character, non-ASCII):
+            // escaping writes into the reused buffer too.
+            logger.info("camera \u{1b}[2J×\nlost", LogFields(event: .camera))
+            listener.discard()
         }
         logFrame(0)  // warm-up: lazy metadata, buffer growth
         let count = AllocationCounter.allocations { for frame in 1...1000 { logFrame(frame) } }

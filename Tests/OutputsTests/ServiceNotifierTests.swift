@@ -45,13 +45,13 @@ final class NotifyListener {
         let notifier = try ServiceNotifier(socketPath: listener.path)
         #expect(notifier.isEnabled)
         try notifier.ready()
-        try notifier.status("squats, 14.9 fps\nsecond line")
+        try notifier.status("squats, 14.9 fps\nsecond line\u{1b}")
         try notifier.watchdog()
         try notifier.reloading()
         try notifier.stopping()
         try notifier.send("READY=1\nSTATUS=reloaded")
         let received = (0..<6).map { _ in listener.receive() }
-        #expect(received == ["READY=1", "STATUS=squats, 14.9 fps second line", "WATCHDOG=1", "RELOADING=1", "STOPPING=1", "READY=1\nSTATUS=reloaded"])
+        #expect(received == ["READY=1", #"STATUS=squats, 14.9 fps\nsecond line\u{1b}"#, "WATCHDOG=1", "RELOADING=1", "STOPPING=1", "READY=1\nSTATUS=reloaded"])
     }
 
     @Test func anAbstractSocketNamedWithAnAtSignWorks() throws {

@@ -1,5 +1,6 @@
 import CRepetitionModel
 import InferenceCore
+import LinuxSystem
 
 /// Why a repetition-phase model cannot be used.
 public struct RepetitionPhaseModelError: Error, Sendable, CustomStringConvertible {
@@ -67,8 +68,8 @@ public struct RepetitionPhaseNet: ~Copyable {
     public init(modelPaths paths: [String], registry: KernelRegistry = KernelRegistry()) throws(RepetitionPhaseModelError) {
         var models: [(model: Model, name: String)] = []
         for path in paths {
-            do { models.append((try Model(contentsOf: path), "repetition phase model \(path)")) } catch {
-                throw RepetitionPhaseModelError("repetition phase model \(path): \(error)")
+            do { models.append((try Model(contentsOf: path), "repetition phase model \(MessageExcerpt.path(path))")) } catch {
+                throw RepetitionPhaseModelError("repetition phase model \(MessageExcerpt.path(path)): \(error)")
             }
         }
         try self.init(models: models, registry: registry)

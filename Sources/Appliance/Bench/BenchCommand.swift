@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,16 +48,16 @@ struct BenchCommand: ParsableCommand {
         var registry = KernelRegistry(threadCount: threads)
         if let variant {
             guard let chosen = KernelVariant(rawValue: variant) else {
-                throw failWithBadInput("unknown variant \(variant)")
+                throw failWithBadInput("unknown variant \(MessageExcerpt.quoted(variant))")
             }
-            guard chosen.isSupported else { throw failWithBadInput("this CPU cannot run variant \(variant)") }
+            guard chosen.isSupported else { throw failWithBadInput("this CPU cannot run variant \(MessageExcerpt.quoted(variant))") }
             registry = chosen == .reference ? .reference : KernelRegistry(preferredVariant: chosen, threadCount: threads)
         }
         let interpreter: Interpreter
         do {
             interpreter = try Interpreter(model: Model(contentsOf: model), registry: registry)
         } catch {
-            throw failWithBadInput("\(model): \(error)")
+            throw failWithBadInput("\(MessageExcerpt.path(model)): \(error)")
         }
         for index in 0..<interpreter.inputCount {
             let bytes = interpreter.inputBytes(index)
@@ -78,7 +79,7 @@ struct BenchCommand: ParsableCommand {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let names = interpreter.kernelNames
         let optimizedCount = names.filter { $0 != "reference" }.count
-        print("model: \(model)")
+        print("model: \(MessageExcerpt.path(model))")
         print("threads: \(interpreter.threadCount)  variant: \(registry.allowsOptimizedVariants ? (registry.preferredVariant ?? .best).rawValue : "reference")  optimised nodes: \(optimizedCount)/\(names.count)")
         print("latency ms: median \(ms(samples[samples.count / 2]))  p90 \(ms(samples[min(samples.count - 1, samples.count * 9 / 10)]))  min \(ms(samples[0]))  (\(iterations) invokes after \(warmup) warm-up)")
         print("arena bytes: \(interpreter.arenaByteCount)")

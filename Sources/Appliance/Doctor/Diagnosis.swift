@@ -136,7 +136,7 @@ public enum Diagnosis {
             items.append(DoctorItem(area: .camera, subject: "camera", verdict: .fail, summary: "\(found): \(advice)"))
         } else {
             items.append(DoctorItem(area: .camera, subject: "camera", verdict: .ok,
-                summary: "will use \(usable[0]) (first usable camera; set 'camera.device' to choose)"))
+                summary: "will use \(MessageExcerpt.path(usable[0])) (first usable camera; set 'camera.device' to choose)"))
         }
         // The doctor runs no pose model on camera frames, so it cannot see people lying on their
         // side: it says how the picture is turned and where to look (snapshot gives the hint).
@@ -159,8 +159,9 @@ public enum Diagnosis {
 
     static func cameraItem(_ camera: CameraDescription, underLibcamerify: Bool,
                            captureRequest: CaptureRequest = CaptureRequest(), controls: CameraControlReport? = nil) -> DoctorItem {
-        let identity = "\(camera.card) [\(camera.driver)] \(camera.busInfo)"
-        var details = camera.stableNames.map { "also known as \($0)" }
+        // The card, driver and bus names come from the driver (a USB camera names itself): escaped.
+        let identity = "\(MessageExcerpt.plain(camera.card)) [\(MessageExcerpt.plain(camera.driver))] \(MessageExcerpt.plain(camera.busInfo))"
+        var details = camera.stableNames.map { "also known as \(MessageExcerpt.path($0))" }
         details.append("capabilities: \(camera.capabilities.names.joined(separator: ", "))")
         for format in camera.formats {
             let flags = [format.isCompressed ? "compressed" : nil, format.isEmulated ? "emulated by libv4lconvert" : nil].compactMap { $0 }
@@ -168,7 +169,7 @@ public enum Diagnosis {
                 let rates = size.intervals.map(\.description)
                 return "\(size.width)x\(size.height)" + (rates.isEmpty ? "" : "@\(rates.joined(separator: "/"))")
             }
-            details.append("\(format.fourCC) \(format.name)\(flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))"): \(sizes.joined(separator: " "))")
+            details.append("\(format.fourCC) \(MessageExcerpt.plain(format.name))\(flags.isEmpty ? "" : " (\(flags.joined(separator: ", ")))"): \(sizes.joined(separator: " "))")
         }
         var facts: [(String, JSONValue)] = [
             ("driver", .string(camera.driver)), ("card", .string(camera.card)), ("bus", .string(camera.busInfo)),
@@ -260,10 +261,10 @@ public enum Diagnosis {
             case .success(let chip):
                 var details: [String] = []
                 if chip.label == "pinctrl-rp1" && chip.name != "gpiochip0" {
-                    details.append("Raspberry Pi 5 header chip is \(chip.name) on this kernel (not gpiochip0); posewatch finds LEDs by line name, so nothing to change")
+                    details.append("Raspberry Pi 5 header chip is \(MessageExcerpt.plain(chip.name)) on this kernel (not gpiochip0); posewatch finds LEDs by line name, so nothing to change")
                 }
                 items.append(DoctorItem(area: .gpio, subject: chip.path, verdict: .ok,
-                    summary: "\(chip.name) '\(chip.label)', \(chip.lineCount) lines", details: details,
+                    summary: "\(MessageExcerpt.plain(chip.name)) '\(MessageExcerpt.plain(chip.label))', \(chip.lineCount) lines", details: details,
                     facts: [("name", .string(chip.name)), ("label", .string(chip.label)), ("lines", .integer(chip.lineCount))]))
             case .failure(let error):
                 let advice = error.errno == .permissionDenied ? " (add the user to the 'gpio' group, or install posewatch's udev rules)" : ""
@@ -285,17 +286,17 @@ public enum Diagnosis {
         for (line, role) in roles {
             guard let location = observations.ledLines[line] else {
                 items.append(DoctorItem(area: .gpio, subject: line, verdict: .fail,
-                    summary: "\(role): no GPIO chip has a line named \(line), nor is it a header pin (GPIO0…GPIO27) of a Raspberry Pi's GPIO controller; list names with 'gpioinfo' and fix 'leds' in the config",
+                    summary: "\(role): no GPIO chip has a line named \(MessageExcerpt.plain(line)), nor is it a header pin (GPIO0…GPIO27) of a Raspberry Pi's GPIO controller; list names with 'gpioinfo' and fix 'leds' in the config",
                     facts: [("role", .string(role))]))
                 continue
             }
-            let found = location.foundBy == .headerNumber ? " (by header number: the board names no line \(line))" : ""
-            let place = "\(location.chip.name) ('\(location.chip.label)') line \(location.offset)\(found)"
+            let found = location.foundBy == .headerNumber ? " (by header number: the board names no line \(MessageExcerpt.plain(line)))" : ""
+            let place = "\(MessageExcerpt.plain(location.chip.name)) ('\(MessageExcerpt.plain(location.chip.label))') line \(location.offset)\(found)"
             let facts: [(String, JSONValue)] = [("role", .string(role)), ("chip", .string(location.chip.path)),
                                                 ("offset", .integer(location.offset)), ("used", .bool(location.isUsed)),
                                                 ("consumer", .string(location.consumer)), ("found_by", .string(location.foundBy.rawValue))]
             if location.isUsed && location.consumer != "posewatch" {
-                let holder = location.consumer.isEmpty ? "another program" : "'\(location.consumer)'"
+                let holder = location.consumer.isEmpty ? "another program" : "'\(MessageExcerpt.plain(location.consumer))'"
                 items.append(DoctorItem(area: .gpio, subject: line, verdict: .fail,
                     summary: "\(role): \(place) is held by \(holder); free it or choose another line", facts: facts))
             } else {
@@ -324,7 +325,7 @@ public enum Diagnosis {
             switch model.contents {
             case .failure(let error):
                 return DoctorItem(area: .model, subject: model.role, verdict: .fail,
-                    summary: "\(model.path): \(error.errno); reinstall the posewatch package (it downloads and checks the model) or set the path in the config",
+                    summary: "\(MessageExcerpt.path(model.path)): \(error.errno); reinstall the posewatch package (it downloads and checks the model) or set the path in the config",
                     facts: [("path", .string(model.path)), ("error", .string(error.description))])
             case .success(let contents):
                 let facts: [(String, JSONValue)] = [("path", .string(model.path)), ("bytes", .integer(contents.size)), ("sha256", .string(contents.sha256))]
@@ -332,7 +333,7 @@ public enum Diagnosis {
                 if let expected = model.expectedSHA256, expected != contents.sha256 {
                     let advice = model.path == "built in"
                         ? "this binary embeds another \(model.role) than the one its source fingerprints (a stale build): rebuild posewatch"
-                        : "\(model.path): \(contents.size) bytes but the digest is not the published one; the file is damaged or a different model, reinstall it"
+                        : "\(MessageExcerpt.path(model.path)): \(contents.size) bytes but the digest is not the published one; the file is damaged or a different model, reinstall it"
                     return DoctorItem(area: .model, subject: model.role, verdict: .fail, summary: advice, details: details, facts: facts)
                 }
                 if let loadError = model.loadError {
@@ -341,7 +342,7 @@ public enum Diagnosis {
                                       details: details, facts: facts + [("error", .string(loadError))])
                 }
                 return DoctorItem(area: .model, subject: model.role, verdict: .ok,
-                                  summary: "\(model.path), \(contents.size) bytes, loads and runs", details: details, facts: facts)
+                                  summary: "\(MessageExcerpt.path(model.path)), \(contents.size) bytes, loads and runs", details: details, facts: facts)
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import LinuxSystem
 
 /// `posewatch doctor`: checks cameras, GPIO lines, the journal and model files.
 struct DoctorCommand: ParsableCommand {
@@ -32,7 +33,7 @@ struct DoctorCommand: ParsableCommand {
     func validate() throws {
         _ = try CommandLineLimits.framesPerSecond.check(fps)
         if let leds, LEDBackend(rawValue: leds) == nil {
-            throw ValidationError("--leds must be 'gpio' or 'console', not '\(leds)'")
+            throw ValidationError("--leds must be 'gpio' or 'console', not '\(MessageExcerpt.plain(leds))'")
         }
     }
 

@@ -55,6 +55,9 @@ public struct DoctorReport: Sendable {
     public var exitStatus: Int32 { items.contains { $0.verdict == .fail } ? 1 : 0 }
 
     /// The plain-text report: one verdict line per item with indented details, then the overall verdict.
+    /// Each field is kept to its own line: the subject (a path, a line name from outside) is escaped,
+    /// and whatever control characters a summary or detail still holds are escaped too, so no
+    /// camera name or path can add a line (a forged `verdict: ready`).
     public func text() -> String {
         var lines: [String] = []
         var lastArea: DoctorItem.Area?
@@ -64,8 +67,8 @@ public struct DoctorReport: Sendable {
                 lastArea = item.area
             }
             let mark = item.verdict == .ok ? "ok  " : item.verdict == .note ? "note" : "FAIL"
-            lines.append("  [\(mark)] \(item.subject): \(item.summary)")
-            lines += item.details.map { "         \($0)" }
+            lines.append("  [\(mark)] \(MessageExcerpt.path(item.subject)): \(MessageExcerpt.oneLine(item.summary))")
+            lines += item.details.map { "         \(MessageExcerpt.oneLine($0))" }
         }
         let failures = items.filter { $0.verdict == .fail }.count
         lines.append(failures == 0

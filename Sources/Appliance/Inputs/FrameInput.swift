@@ -27,11 +27,11 @@ enum FrameInput: Equatable {
         if head.starts(with: Array("YUV4MPEG2 ".utf8)) { return .y4m(path: path) }
         if head.starts(with: [0xFF, 0xD8]) {
             guard let framesPerSecond else {
-                throw InputError("\(path): an MJPEG stream carries no frame rate; give it with --fps")
+                throw InputError("\(MessageExcerpt.path(path)): an MJPEG stream carries no frame rate; give it with --fps")
             }
             return .mjpeg(path: path, framesPerSecond: framesPerSecond)
         }
-        throw InputError("\(path): not a Y4M or MJPEG file; convert it with 'ffmpeg -i \(path) -pix_fmt yuv420p -f yuv4mpegpipe clip.y4m'")
+        throw InputError("\(MessageExcerpt.path(path)): not a Y4M or MJPEG file; convert it with 'ffmpeg -i \(MessageExcerpt.path(path)) -pix_fmt yuv420p -f yuv4mpegpipe clip.y4m'")
     }
 
     /// Opens the source and hands it to `consumer`.

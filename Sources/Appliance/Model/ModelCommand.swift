@@ -4,6 +4,7 @@ import LinuxSystem
 import Glibc
 #endif
 import InferenceCore
+import LinuxSystem
 
 /// `posewatch model`: inspect and run TFLite models on posewatch's own inference core.
 struct ModelCommand: ParsableCommand {
@@ -19,15 +20,15 @@ func loadForCommand(_ path: String) throws -> (Model, Interpreter) {
         let loaded = try Model(contentsOf: path)
         return (loaded, try Interpreter(model: loaded))
     } catch {
-        throw failWithBadInput("\(path): \(error)")
+        throw failWithBadInput("\(MessageExcerpt.path(path)): \(error)")
     }
 }
 
 extension TensorInfo {
-    /// `name  int8[1,192,192,3]  scale=0.0078 zero_point=-1`
+    /// `name  int8[1,192,192,3]  scale=0.0078 zero_point=-1` (the name, from the file, escaped).
     var summary: String {
         let shapeText = "[" + shape.map(String.init).joined(separator: ",") + "]"
-        var text = "\(name.isEmpty ? "#\(index)" : name)  \(elementType)\(shapeText)"
+        var text = "\(name.isEmpty ? "#\(index)" : MessageExcerpt.plain(name))  \(elementType)\(shapeText)"
         if let quantization {
             if quantization.isPerChannel {
                 text += "  per-channel(\(quantization.scales.count)) axis=\(quantization.quantizedDimension)"
@@ -51,8 +52,12 @@ struct ModelInspectCommand: ParsableCommand {
 
     func run() throws {
         let (loaded, interpreter) = try loadForCommand(model)
-        print("model: \(model)")
-        if let description = loaded.modelDescription { print("description: \(description)") }
+        // One line per field: the path and every string from the file (description, tensor and
+        // metadata names) escaped, so a hostile model cannot add lines or drive the terminal.
+        print("model: \(MessageExcerpt.path(model))")
+        if let description = loaded.modelDescription {
+            print("description: \(MessageExcerpt.plain(description, limit: MessageExcerpt.maximumPathLength))")
+        }
         print("inputs:")
         for info in loaded.inputs { print("  \(info.summary)") }
         print("outputs:")
@@ -63,7 +68,7 @@ struct ModelInspectCommand: ParsableCommand {
         if interpreter.copiedConstantByteCount > 0 {
             print("copied misaligned constants: \(interpreter.copiedConstantByteCount) bytes")
         }
-        print("metadata: \(loaded.metadataNames.isEmpty ? "(none)" : loaded.metadataNames.joined(separator: ", "))")
+        print("metadata: \(loaded.metadataNames.isEmpty ? "(none)" : loaded.metadataNames.map { MessageExcerpt.plain($0) }.joined(separator: ", "))")
     }
 }
 
@@ -130,7 +135,7 @@ struct ModelRunCommand: ParsableCommand {
             let expected = interpreter.input(index)
             guard array.elementType == expected.elementType, array.shape == expected.shape else {
                 throw failWithBadInput(
-                    "\(path): \(array.elementType)\(array.shape) does not match input \(index) (\(expected.name)): \(expected.elementType)\(expected.shape)")
+                    "\(MessageExcerpt.path(path)): \(array.elementType)\(array.shape) does not match input \(index) (\(MessageExcerpt.plain(expected.name))): \(expected.elementType)\(expected.shape)")
             }
             let destination = interpreter.inputBytes(index)
             array.bytes.withUnsafeBytes { destination.copyMemory(from: $0) }
@@ -142,8 +147,7 @@ struct ModelRunCommand: ParsableCommand {
             do {
                 try interpreter.invoke()
             } catch {
-                var standardError = StandardError()
-                print("posewatch: \(model): \(error)", to: &standardError)
+                printError("posewatch: \(MessageExcerpt.path(model)): \(error)")
                 throw ExitCode(ExitStatus.failure)
             }
         }

@@ -1,4 +1,5 @@
 import InferenceCore
+import LinuxSystem
 import PoseEstimation
 
 /// A keypoint recording: NumPy `float[T, 17, 3]` = COCO-17 (x, y, score) in frame pixels, one row
@@ -11,7 +12,7 @@ struct KeypointFile {
         let array: NumPyArray
         // NumPyArray.read's messages already start with the path.
         do { array = try NumPyArray.read(contentsOf: path) } catch { throw InputError(error.description) }
-        try self.init(array: array, name: path)
+        try self.init(array: array, name: MessageExcerpt.path(path))
     }
 
     /// Checks a parsed array (`name` starts the messages). Separate from the file so the fuzz

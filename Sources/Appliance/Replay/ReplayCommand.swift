@@ -59,13 +59,13 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         guard (input == nil) == demo else { throw ValidationError("give an input file, or --demo") }
-        guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(format)'") }
+        guard ReplayReport.Format(rawValue: format) != nil else { throw ValidationError("--format must be 'jsonl' or 'text', not '\(MessageExcerpt.plain(format))'") }
         _ = try CommandLineLimits.framesPerSecond.check(fps)
         if let action, ActionLabel(rawValue: action) == nil {
-            throw ValidationError("--action must be one of \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(action)'")
+            throw ValidationError("--action must be one of \(ActionLabel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(MessageExcerpt.plain(action))'")
         }
         if let frameSize, FrameSize(frameSize) == nil {
-            throw ValidationError("--frame-size must look like 640x480, each side from \(CommandLineLimits.frameSide.rangeText) pixels, not '\(frameSize)'")
+            throw ValidationError("--frame-size must look like 640x480, each side from \(CommandLineLimits.frameSide.rangeText) pixels, not '\(MessageExcerpt.plain(frameSize))'")
         }
     }
 
@@ -89,7 +89,7 @@ struct ReplayCommand: ParsableCommand {
                 }
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
             } else if let input, input.hasSuffix(".npy") {
-                guard let fps else { throw InputError("\(input): a keypoint file needs --fps (its frame rate)") }
+                guard let fps else { throw InputError("\(MessageExcerpt.path(input)): a keypoint file needs --fps (its frame rate)") }
                 let file = try KeypointFile(path: input)
                 for (frame, pose) in file.poses.enumerated() {
                     let seconds = Double(frame) / fps

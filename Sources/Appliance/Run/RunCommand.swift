@@ -35,7 +35,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         _ = try CommandLineLimits.framesPerSecond.check(fps)
-        if let leds, LEDBackend(rawValue: leds) == nil { throw ValidationError("--leds must be 'gpio' or 'console', not '\(leds)'") }
+        if let leds, LEDBackend(rawValue: leds) == nil { throw ValidationError("--leds must be 'gpio' or 'console', not '\(MessageExcerpt.plain(leds))'") }
         if device != nil && input != nil { throw ValidationError("give --device or --input, not both") }
     }
 
@@ -145,7 +145,7 @@ struct RunCommand: ParsableCommand {
         cameraConfiguration.bufferCount = configuration.cameraBufferCount
         cameraConfiguration.autoControls = configuration.cameraAutoControls
         let source = CameraSource(configuration: cameraConfiguration, calls: LibV4L2SystemCalls())
-        logger.info("camera \(device), \(pipeline.framesPerSecond) fps", LogFields(event: .camera))
+        logger.info("camera \(MessageExcerpt.path(device)), \(pipeline.framesPerSecond) fps", LogFields(event: .camera))
         // What opening set (only posewatch's words and numbers; nothing the driver names).
         if let controls = source.controls { logger.info("camera controls: \(controls)", LogFields(event: .camera)) }
         return try loop(source: source, lines: lines, estimator: estimator, pipeline: pipeline, layout: layout,

@@ -69,7 +69,7 @@ struct SnapshotCommand: ParsableCommand {
             var taker = SnapshotTaker(estimator: estimator, at: at)
             if device != nil { taker.wallClockLimitSeconds = at + 10 }
             guard let snapshot = try source.read(with: &taker) else {
-                printError("posewatch snapshot: no frame at or after \(at) s in \(input ?? device!)")
+                printError("posewatch snapshot: no frame at or after \(at) s in \(MessageExcerpt.path(input ?? device!))")
                 throw ExitCode(ExitStatus.failure)
             }
             var image = snapshot.image
@@ -81,7 +81,7 @@ struct SnapshotCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
             let verdict = snapshot.estimate.pose == nil ? "no person (keypoints drawn as found)" : "person found"
-            print("wrote \(output): \(image.width)x\(image.height) at \(String(format2: snapshot.seconds)) s, \(verdict)")
+            print("wrote \(MessageExcerpt.path(output)): \(image.width)x\(image.height) at \(String(format2: snapshot.seconds)) s, \(verdict)")
             if !snapshot.others.isEmpty {
                 let count = snapshot.others.count + (snapshot.estimate.pose == nil ? 0 : 1)
                 print("\(count) people in view: the watched one is drawn as a skeleton, \(snapshot.others.count == 1 ? "the other" : "the others") boxed in blue (not counted)")

@@ -47,7 +47,7 @@ struct CommandLineLimit<Value: LosslessStringConvertible & Comparable & Sendable
     func check(_ number: CommandLineNumber<Value>) throws(ValidationError) -> Value {
         // ClosedRange.contains is false for NaN, so NaN is refused with infinities and the rest.
         guard let value = number.value, range.contains(value) else {
-            throw ValidationError("\(option) must be \(kind) from \(rangeText) (\(unit)), not \(number.text)")
+            throw ValidationError("\(option) must be \(kind) from \(rangeText) (\(unit)), not \(MessageExcerpt.plain(number.text))")
         }
         return value
     }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Actions
 import InferenceCore
+import LinuxSystem
 import PoseEstimation
 
 /// Loads the models the configuration names, with one-line errors.
@@ -43,11 +44,11 @@ enum ModelLoading {
                               commandHasOption: Bool) throws(ModelLoadingError) -> MoveNetEstimator {
         let modelPath = path ?? configuration.poseModelPath
         guard fileExists(modelPath) else {
-            if path != nil { throw ModelLoadingError("pose model \(modelPath) (--pose-model) does not exist", fromCommandLine: true) }
+            if path != nil { throw ModelLoadingError("pose model \(MessageExcerpt.path(modelPath)) (--pose-model) does not exist", fromCommandLine: true) }
             let remedies = ["set models.pose in the config file to the MoveNet .tflite",
                             "install the posewatch package (it downloads MoveNet and checks its sha256)"]
                 + (commandHasOption ? ["pass --pose-model"] : [])
-            throw ModelLoadingError("pose model \(modelPath) is missing: \(remedies.dropLast().joined(separator: ", ")) or \(remedies.last!)",
+            throw ModelLoadingError("pose model \(MessageExcerpt.path(modelPath)) is missing: \(remedies.dropLast().joined(separator: ", ")) or \(remedies.last!)",
                                     fromCommandLine: false)
         }
         let registry = KernelRegistry(threadCount: configuration.inferenceThreads ?? BoardDefaults.current.inferenceThreads)

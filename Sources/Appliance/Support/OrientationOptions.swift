@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import LinuxSystem
 
 /// `--rotation` and `--flip`/`--no-flip` for `replay` and `snapshot`: try an orientation on a clip
 /// or the camera before writing it into the config (`camera.rotation`, `camera.flip`), which

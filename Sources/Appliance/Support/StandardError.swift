@@ -2,11 +2,13 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import LinuxSystem
 
-/// Prints one line to standard error and exits with status 2 (bad input).
+/// Prints one line to standard error and exits with status 2 (bad input). Control characters left
+/// in `message` are escaped, so it stays one line (see `printError`).
 func failWithBadInput(_ message: String) -> ExitCode {
     var standardError = StandardError()
-    print("posewatch: \(message)", to: &standardError)
+    print("posewatch: \(MessageExcerpt.oneLine(message))", to: &standardError)
     return ExitCode(ExitStatus.usage)
 }
 
@@ -25,8 +27,10 @@ struct StandardError: TextOutputStream {
     }
 }
 
-/// Prints one line to standard error.
+/// Prints one line to standard error. Whatever control characters `line` still holds (a newline,
+/// ESC, BEL from a path or name a message builder forgot to escape) are escaped here, the last line
+/// of defence: one message can never become two lines or drive the terminal.
 func printError(_ line: String) {
     var standardError = StandardError()
-    print(line, to: &standardError)
+    print(MessageExcerpt.oneLine(line), to: &standardError)
 }

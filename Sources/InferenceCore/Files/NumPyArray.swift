@@ -294,13 +294,13 @@ public struct NumPyArray: Sendable, Equatable {
             let file = try MemoryMappedFile(path: path)
             data = Array(file.bytes)
         } catch {
-            throw FormatError("\(path): cannot read: \(error.reason)")
+            throw FormatError("\(MessageExcerpt.path(path)): cannot read: \(error.reason)")
         }
         do {
             return try NumPyArray(parsing: data)
         } catch {
             // The one place the path is added: callers print the message as it is.
-            throw FormatError("\(path): \(error.message)")
+            throw FormatError("\(MessageExcerpt.path(path)): \(error.message)")
         }
     }
 
@@ -308,7 +308,7 @@ public struct NumPyArray: Sendable, Equatable {
     public func write(to path: String) throws(FormatError) {
         let data = encoded()
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw FormatError("cannot write \(path): \(Errno.current)") }
+        guard descriptor >= 0 else { throw FormatError("cannot write \(MessageExcerpt.path(path)): \(Errno.current)") }
         defer { _ = Glibc.close(descriptor) }
         var written = 0
         while written < data.count {
@@ -317,7 +317,7 @@ public struct NumPyArray: Sendable, Equatable {
             }
             if result < 0 {
                 if errno == EINTR { continue }
-                throw FormatError("cannot write \(path): \(Errno.current)")
+                throw FormatError("cannot write \(MessageExcerpt.path(path)): \(Errno.current)")
             }
             written += result
         }

@@ -228,7 +228,7 @@ private struct ModelParser {
         result.inputs = try indexList(subgraph, 1, "SubGraph[0].inputs", count: tensorCount, allowOmitted: false)
         result.outputs = try indexList(subgraph, 2, "SubGraph[0].outputs", count: tensorCount, allowOmitted: false)
         for input in result.inputs where result.tensors[input].isConstant {
-            throw .invalid("graph input tensor \(input) (\(result.tensors[input].name)) is a constant")
+            throw .invalid("graph input tensor \(input) (\(MessageExcerpt.plain(result.tensors[input].name))) is a constant")
         }
 
         let operatorVector = try subgraph.vector(3, "operators", elementSize: 4)
@@ -299,7 +299,7 @@ private struct ModelParser {
         // Tensor: shape 0, type 1 (byte), buffer 2 (uint), name 3, quantization 4, is_variable 5,
         //         sparsity 6, shape_signature 7, has_rank 8, variant_tensors 9.
         let name = try table.string(3, "name") ?? ""
-        let label = "tensor \(index) (\(name))"
+        let label = "tensor \(index) (\(MessageExcerpt.plain(name)))"
         let rawType = try table.scalar(1, "type", default: Int8(0))
         guard let type = TensorElementType(rawValue: rawType) else {
             throw .malformed("\(label): unknown element type \(rawType)")
@@ -415,7 +415,7 @@ private struct ModelParser {
         }
         let code = codes[opcodeIndex]
         if code.code == .custom {
-            throw .unsupported("operator \(index): custom operator '\(code.customName ?? "")' is not supported")
+            throw .unsupported("operator \(index): custom operator '\(MessageExcerpt.plain(code.customName ?? ""))' is not supported")
         }
         guard let maximumVersion = OperatorTable.supportedVersions[code.code] else {
             throw .unsupported("operator \(index): \(code.code.name) (version \(code.version)) is not supported")
@@ -443,18 +443,18 @@ private struct ModelParser {
         for node in parsed.operators {
             for input in node.inputs where input >= 0 {
                 guard produced[input] || parsed.tensors[input].isConstant else {
-                    throw .invalid("operator \(node.index) (\(node.code.name)) reads tensor \(input) (\(parsed.tensors[input].name)) before anything writes it")
+                    throw .invalid("operator \(node.index) (\(node.code.name)) reads tensor \(input) (\(MessageExcerpt.plain(parsed.tensors[input].name))) before anything writes it")
                 }
             }
             for output in node.outputs {
                 guard !produced[output], !parsed.tensors[output].isConstant else {
-                    throw .invalid("operator \(node.index) (\(node.code.name)) writes tensor \(output) (\(parsed.tensors[output].name)), which is already a constant or an output")
+                    throw .invalid("operator \(node.index) (\(node.code.name)) writes tensor \(output) (\(MessageExcerpt.plain(parsed.tensors[output].name))), which is already a constant or an output")
                 }
                 produced[output] = true
             }
         }
         for output in parsed.outputs where !produced[output] && !parsed.tensors[output].isConstant {
-            throw .invalid("graph output tensor \(output) (\(parsed.tensors[output].name)) is never written")
+            throw .invalid("graph output tensor \(output) (\(MessageExcerpt.plain(parsed.tensors[output].name))) is never written")
         }
     }
 
@@ -467,7 +467,7 @@ private struct ModelParser {
             let name = try table.string(0, "name") ?? ""
             let bufferIndex = Int(try table.scalar(1, "buffer", default: UInt32(0)))
             guard bufferIndex < buffers.count else {
-                throw .malformed("Metadata[\(index)] (\(name)): buffer index \(bufferIndex) is out of range (\(buffers.count) buffers)")
+                throw .malformed("Metadata[\(index)] (\(MessageExcerpt.plain(name))): buffer index \(bufferIndex) is out of range (\(buffers.count) buffers)")
             }
             entries.append((name: name, range: buffers[bufferIndex]))
         }

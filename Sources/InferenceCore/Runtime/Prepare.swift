@@ -1,4 +1,5 @@
 import CKernels
+import LinuxSystem
 
 /// What every operator's Prepare shares: the model, the variant optimised kernels are made for,
 /// and the checks that turn a bad node into a `ModelError` naming the operator and tensor.
@@ -65,13 +66,13 @@ struct PrepareContext {
         throws(ModelError)
     {
         guard types.contains(tensor.elementType) else {
-            throw unsupported(node, "\(role) tensor \(tensor.index) (\(tensor.name)) is \(tensor.elementType); supported: \(types.map(\.description).joined(separator: ", "))")
+            throw unsupported(node, "\(role) tensor \(tensor.index) (\(MessageExcerpt.plain(tensor.name))) is \(tensor.elementType); supported: \(types.map(\.description).joined(separator: ", "))")
         }
     }
 
     func expectShape(_ node: OperatorNode, _ tensor: TensorInfo, _ role: String, _ shape: [Int]) throws(ModelError) {
         guard tensor.shape == shape else {
-            throw fail(node, "\(role) tensor \(tensor.index) (\(tensor.name)) has shape \(tensor.shape), expected \(shape)")
+            throw fail(node, "\(role) tensor \(tensor.index) (\(MessageExcerpt.plain(tensor.name))) has shape \(tensor.shape), expected \(shape)")
         }
     }
 
@@ -86,7 +87,7 @@ struct PrepareContext {
 
     func expectRank(_ node: OperatorNode, _ tensor: TensorInfo, _ role: String, _ rank: Int) throws(ModelError) {
         guard tensor.shape.count == rank else {
-            throw fail(node, "\(role) tensor \(tensor.index) (\(tensor.name)) has rank \(tensor.shape.count) (shape \(tensor.shape)), expected \(rank)")
+            throw fail(node, "\(role) tensor \(tensor.index) (\(MessageExcerpt.plain(tensor.name))) has rank \(tensor.shape.count) (shape \(tensor.shape)), expected \(rank)")
         }
     }
 
@@ -107,7 +108,7 @@ struct PrepareContext {
         -> (scale: Float, zeroPoint: Int32)
     {
         guard let quantization = tensor.quantization, quantization.scale > 0 else {
-            throw fail(node, "\(role) tensor \(tensor.index) (\(tensor.name)) needs a positive quantization scale")
+            throw fail(node, "\(role) tensor \(tensor.index) (\(MessageExcerpt.plain(tensor.name))) needs a positive quantization scale")
         }
         let zeroPoint = quantization.zeroPoint
         let range = QuantizedRange.of(tensor.elementType)

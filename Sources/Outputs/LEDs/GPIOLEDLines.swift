@@ -41,15 +41,17 @@ public struct GPIOLEDLines: LEDLines, ~Copyable {
     public init(leds: [LEDLine], consumer: String = "posewatch", directory: String = "/dev") throws(LEDError) {
         for (position, led) in leds.enumerated() {
             if let earlier = leds[..<position].first(where: { $0.lineName == led.lineName }) {
-                throw LEDError("LED line \(led.lineName) is configured twice (\(earlier.role) and \(led.role))")
+                throw LEDError("LED line \(MessageExcerpt.plain(led.lineName)) is configured twice (\(earlier.role) and \(led.role))")
             }
         }
         let chipPaths = GPIOEnumeration.chipPaths(directory: directory)
         let found = GPIOEnumeration.locate(lines: leds.map(\.lineName), directory: directory)
         for led in leds {
             guard let location = found[led.lineName] else {
-                let searched = chipPaths.isEmpty ? "no GPIO chips under \(directory)" : "searched \(chipPaths.joined(separator: ", "))"
-                throw LEDError("LED line \(led.lineName) (\(led.role)) not found on any GPIO chip (\(searched))")
+                let searched = chipPaths.isEmpty
+                    ? "no GPIO chips under \(MessageExcerpt.path(directory))"
+                    : "searched \(chipPaths.map(MessageExcerpt.path).joined(separator: ", "))"
+                throw LEDError("LED line \(MessageExcerpt.plain(led.lineName)) (\(led.role)) not found on any GPIO chip (\(searched))")
             }
             if location.isUsed { throw Self.busyError(led, location) }
         }
@@ -75,7 +77,7 @@ public struct GPIOLEDLines: LEDLines, ~Copyable {
             guard let chip = pw_gpio_chip_open(path) else {
                 let error = Errno.current
                 closeAll()
-                throw LEDError("cannot open GPIO chip \(path) for the LEDs: \(error)")
+                throw LEDError("cannot open GPIO chip \(MessageExcerpt.path(path)) for the LEDs: \(error)")
             }
             chips.append(chip)
             var offsets: [UInt32] = []
@@ -95,8 +97,8 @@ public struct GPIOLEDLines: LEDLines, ~Copyable {
                         throw Self.busyError(led, now[led.lineName]!)
                     }
                 }
-                let names = onThisChip.map(\.lineName).joined(separator: ", ")
-                throw LEDError("cannot request LED lines \(names) on \(path) as outputs: \(error)")
+                let names = onThisChip.map { MessageExcerpt.plain($0.lineName) }.joined(separator: ", ")
+                throw LEDError("cannot request LED lines \(names) on \(MessageExcerpt.path(path)) as outputs: \(error)")
             }
             requests.append(request)
         }
@@ -107,14 +109,15 @@ public struct GPIOLEDLines: LEDLines, ~Copyable {
     }
 
     private static func busyError(_ led: LEDLine, _ location: GPIOLineLocation) -> LEDError {
-        let holder = location.consumer.isEmpty ? "an unnamed consumer" : "\"\(location.consumer)\""
-        return LEDError("LED line \(led.lineName) (\(led.role)) on \(location.chip.path) [\(location.chip.label)] offset \(location.offset) is busy: held by \(holder)")
+        // The holder and the chip's label come from the kernel (another program's consumer string).
+        let holder = location.consumer.isEmpty ? "an unnamed consumer" : MessageExcerpt.quoted(location.consumer)
+        return LEDError("LED line \(MessageExcerpt.plain(led.lineName)) (\(led.role)) on \(MessageExcerpt.path(location.chip.path)) [\(MessageExcerpt.plain(location.chip.label))] offset \(location.offset) is busy: held by \(holder)")
     }
 
     public mutating func setLine(_ index: Int, on: Bool) throws(LEDError) {
         let route = routes[index]
         guard pw_gpio_request_set_value(requests[route.request], route.index, on ? 1 : 0) == 0 else {
-            throw LEDError("cannot set LED line \(leds[index].lineName) (\(leds[index].role)): \(Errno.current)")
+            throw LEDError("cannot set LED line \(MessageExcerpt.plain(leds[index].lineName)) (\(leds[index].role)): \(Errno.current)")
         }
     }
 
@@ -151,9 +154,9 @@ public struct ConsoleLEDLines: LEDLines {
         buffer.append("[")
         buffer.append(decimal: (clock() - start).seconds, fractionDigits: 3)
         buffer.append("] led ")
-        buffer.append(leds[index].role)
+        buffer.appendEscapingControls(leds[index].role)
         buffer.append(" (")
-        buffer.append(leds[index].lineName)
+        buffer.appendEscapingControls(leds[index].lineName)
         buffer.append(on ? ") on\n" : ") off\n")
         let fd = fileDescriptor
         // One small write (a line is under 128 bytes): all of it or an error; EAGAIN (a

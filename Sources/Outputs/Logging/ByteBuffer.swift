@@ -114,13 +114,6 @@ public struct ByteBuffer: ~Copyable {
         }
     }
 
-    /// Appends `value` as 8 little-endian bytes (journald's length prefix).
-    public mutating func append(littleEndian64 value: UInt64) {
-        reserve(8)
-        (base + count).storeBytes(of: value.littleEndian, as: UInt64.self)
-        count += 8
-    }
-
     /// Lends the bytes written so far.
     public func withBytes<Result, Failure: Error>(
         _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result

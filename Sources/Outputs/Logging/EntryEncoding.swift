@@ -1,3 +1,5 @@
+import LinuxSystem
+
 /// Where in the source an entry was logged (`CODE_FILE`, `CODE_LINE`, `CODE_FUNC`).
 public struct SourceLocation: Sendable {
     public var file: StaticString
@@ -12,8 +14,9 @@ public struct SourceLocation: Sendable {
 
 extension ByteBuffer {
     /// Encodes one entry in journald's native protocol
-    /// (https://systemd.io/JOURNAL_NATIVE_PROTOCOL/): `KEY=value\n` per field, or for a value
-    /// containing a newline the binary-safe `KEY\n<little-endian 64-bit length><bytes>\n`.
+    /// (https://systemd.io/JOURNAL_NATIVE_PROTOCOL/): `KEY=value\n` per field, every value with its
+    /// control characters escaped, so the protocol's binary-safe form (for values with a newline)
+    /// is never needed.
     public mutating func encodeJournalEntry(
         level: LogLevel, message: String, fields: LogFields, identifier: String, location: SourceLocation
     ) {
@@ -51,30 +54,23 @@ extension ByteBuffer {
         appendJournalValue(value)
     }
 
-    /// Appends `=value\n`, or the binary-safe form when the value holds a newline (the name has
-    /// already been written).
+    /// Appends `=value\n` with the value's control characters escaped (`appendEscapingControls`):
+    /// the protocol's binary-safe form would carry a newline, but a message that is one entry must
+    /// also read as one line wherever the journal shows it (`journalctl`, a console).
     mutating func appendJournalValue(_ value: String) {
-        if value.utf8.contains(UInt8(ascii: "\n")) {
-            append(UInt8(ascii: "\n"))
-            append(littleEndian64: UInt64(value.utf8.count))
-            append(value)
-        } else {
-            append(UInt8(ascii: "="))
-            append(value)
-        }
+        append(UInt8(ascii: "="))
+        appendEscapingControls(value)
         append(UInt8(ascii: "\n"))
     }
 
     /// Encodes one entry as a stderr line for when there is no journal: the sd-daemon `<N>` priority
     /// prefix (journald's stream transport and `systemd-cat` understand it), the message, then the
-    /// fields as `KEY=value`. Each line of a multi-line message gets the prefix.
+    /// fields as `KEY=value`. Always one line: control characters in the message and the fields are
+    /// escaped, so no text can start a line of its own with a forged `<N>` prefix.
     public mutating func encodeStandardErrorLine(level: LogLevel, message: String, fields: LogFields) {
         removeAll()
         appendPriorityPrefix(level)
-        for byte in message.utf8 {
-            append(byte)
-            if byte == UInt8(ascii: "\n") { appendPriorityPrefix(level) }
-        }
+        appendEscapingControls(message)
         fields.forEach { staticName, name, value in
             append(UInt8(ascii: " "))
             if let staticName { append(staticName) } else if let name { append(name) }
@@ -82,14 +78,13 @@ extension ByteBuffer {
             switch value {
             case .string(let text):
                 // Quoted only when needed so the common case stays greppable.
-                if text.utf8.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\"") }) {
+                if text.utf8.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 >= 0x7F }) {
                     append(UInt8(ascii: "\""))
-                    for byte in text.utf8 {
-                        switch byte {
-                        case UInt8(ascii: "\""): append("\\\"")
-                        case UInt8(ascii: "\\"): append("\\\\")
-                        case UInt8(ascii: "\n"): append("\\n")
-                        default: append(byte)
+                    for scalar in text.unicodeScalars {
+                        switch scalar {
+                        case "\"": append("\\\"")
+                        case "\\": append("\\\\")
+                        default: appendEscapingControls(scalar)
                         }
                     }
                     append(UInt8(ascii: "\""))
@@ -101,6 +96,41 @@ extension ByteBuffer {
             }
         }
         append(UInt8(ascii: "\n"))
+    }
+
+    /// Appends `text` with every control character `MessageExcerpt.mustBeEscaped` names written as
+    /// an escape (`\n`, `\u{1b}`): the log's last line of defence, so a path or name a message
+    /// builder forgot to escape can neither start a line nor drive a terminal. Allocates nothing
+    /// (the frame loop logs through here); printable ASCII, the usual case, is copied whole.
+    public mutating func appendEscapingControls(_ text: String) {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            append(text)
+            return
+        }
+        for scalar in text.unicodeScalars { appendEscapingControls(scalar) }
+    }
+
+    private mutating func appendEscapingControls(_ scalar: Unicode.Scalar) {
+        guard MessageExcerpt.mustBeEscaped(scalar) else {
+            UTF8.encode(scalar, into: { append($0) })
+            return
+        }
+        switch scalar {
+        case "\n": append("\\n")
+        case "\r": append("\\r")
+        case "\t": append("\\t")
+        default:
+            append("\\u{")
+            let value = scalar.value
+            var shift = (32 - value.leadingZeroBitCount + 3) / 4 * 4
+            if shift == 0 { shift = 4 }
+            while shift > 0 {
+                shift -= 4
+                let digit = UInt8((value >> UInt32(shift)) & 0xF)
+                append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+            }
+            append(UInt8(ascii: "}"))
+        }
     }
 
     private mutating func appendPriorityPrefix(_ level: LogLevel) {

@@ -93,15 +93,9 @@ public struct ServiceNotifier {
     public func stopping() throws(Errno) { try send("STOPPING=1" as StaticString) }
     /// `RELOADING=1`: a SIGHUP reload has begun (send `READY=1` when done).
     public func reloading() throws(Errno) { try send("RELOADING=1" as StaticString) }
-    /// `STATUS=…`: one line shown by `systemctl status` (newlines are replaced: the protocol is line based).
+    /// `STATUS=…`: one line shown by `systemctl status` (control characters are escaped: the
+    /// protocol is line based, and the line reaches a terminal).
     public func status(_ text: String) throws(Errno) {
-        try send("STATUS=" + text.replacingNewlines())
-    }
-}
-
-extension String {
-    fileprivate func replacingNewlines() -> String {
-        guard utf8.contains(UInt8(ascii: "\n")) else { return self }
-        return String(decoding: utf8.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        try send("STATUS=" + MessageExcerpt.oneLine(text))
     }
 }

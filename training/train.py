@@ -73,7 +73,7 @@ def mirror_twin(tf, member):
 # (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
 LOGIT_SCALE = 0.25
 # r32 "--head-base logprobs" (screened, not adopted: r29's +0.8 points on Penn did not carry over,
-# training/README.md): the heads' correction is added to log(mean of the four branches'
+# docs/history.md): the heads' correction is added to log(mean of the four branches'
 # probabilities + PROB_FLOOR) instead of to their mean logits. The floor is one step of the int8
 # softmax output (1/256): a probability the int8 graph rounds to 0 still has a finite log, the same
 # in float training as in the file (LOG's int8 table).
@@ -396,7 +396,7 @@ def main():
     ap.add_argument("--sequence-olympic", type=float, default=8.0,
                     help="weight of the Olympic lifts among the `other` activities of the heads' training sequences "
                          "(r33: 8; 2.6 = the generator's own mix, which the members train on and r31 used)")
-    # r34 (measured, not adopted: training/README.md): the heads' sequences also hold star jumps and
+    # r34 (measured, not adopted: docs/history.md): the heads' sequences also hold star jumps and
     # jacks mixed with star jumps (as jumping jacks), slow step jacks and sets in short bursts between
     # standing or talking, the robustness suite's failure classes (evaluate.py --sections r); the
     # members' data are unchanged. Fixes those cells and the dev spans, costs Penn.
@@ -405,7 +405,7 @@ def main():
                     help="comma-separated r34 generator variants in the heads' training sequences "
                          "(star, slow_step, lunge_arms, bursts, knee_cut; posegen/actions.py VARIANTS; none: r33, "
                          "the committed model; r34 measured star,slow_step,bursts, not adopted)")
-    # r35 (issue 28; measured, see training/README.md): the same variants in the members' training clips
+    # r35 (issue 28; measured, not adopted: docs/history.md): the same variants in the members' training clips
     ap.add_argument("--member-variants", type=lambda v: tuple(x for x in v.split(",") if x), default=(),
                     help="comma-separated generator variants in the members' training clips (as --sequence-variants; "
                          "none: r26's members, the committed model)")

@@ -28,7 +28,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
     /// Defaults the model suggests for the decision rules (the config may override them).
     public var noPersonMinimumRealFraction: Double
     public var lowConfidenceThreshold: Float
-    /// A decision-history model (schema_version 2, r30 in training/README.md): how many previous
+    /// A decision-history model (schema_version 2, training/README.md): how many previous
     /// decisions it sees and the length of one decision's entry; nil for a window-only model.
     public var history: HistoryShape?
 
@@ -107,7 +107,7 @@ public struct ClassifierMetadata: Sendable, Equatable {
 /// posewatch's action classifier on the inference core: a window of poses in, one probability per
 /// label out. Input float32[1, window, 3 × joints], output float32[1, labels] (softmax).
 ///
-/// A decision-history model (metadata `history`, training/README.md r30) also takes the entries of
+/// A decision-history model (metadata `history`, training/README.md) also takes the entries of
 /// the previous decisions, float32[1, K, F], and returns this window's entry, float32[1, F]. The
 /// classifier keeps them in a preallocated ring (K × F floats, oldest row first): each `classify`
 /// hands the ring to the model, then drops the oldest row and appends the new entry. Whoever

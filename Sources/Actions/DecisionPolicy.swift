@@ -12,7 +12,7 @@
 ///    `startingUp` and entering `noPerson` need no confirmation. An action that was the best guess
 ///    of the reported `lowConfidence` needs only `promotions` (1): its label did not change, only
 ///    its confidence rose past the threshold, and the hysteresis is there against label flicker
-///    (training/README.md, r34: the time to the first label).
+///    (docs/history.md, r34: the time to the first label).
 public struct DecisionPolicy: Sendable {
     public var confidenceThreshold: Float = 0.6
     public var minimumPresentShare: Double = 0.6

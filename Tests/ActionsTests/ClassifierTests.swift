@@ -32,7 +32,7 @@ import PoseEstimation
         Pose(keypoints: (0..<17).map { Keypoint(x: 300 + Float($0 % 3) * 20 + Float(frame % 10), y: 100 + Float($0) * 20, score: 0.9) })
     }
 
-    /// The pipeline's rule for a history model (training/README.md, r30): classified windows add
+    /// The pipeline's rule for a history model (training/README.md, "The history rule"): classified windows add
     /// their entries, and a decision that is not a classified window (here: no person) empties the
     /// history, so the next person starts without the last one's decisions.
     @Test func thePipelineClearsTheHistoryWhenAWindowIsNotClassified() throws {

@@ -147,7 +147,7 @@ import PoseEstimation
         return out
     }
 
-    /// The model averages each member with its mirror twin (training/README.md, r26), so a person
+    /// The model averages each member with its mirror twin (training/README.md, "Mirror twins"), so a person
     /// filmed from the other side gets nearly the same probabilities; only int8 rounding differs
     /// (the input's zero point is not 0). Without the twins (r25) these windows differed by up to 0.42.
     /// With an empty history the r30 heads see the twins' averaged entry, which is mirror-symmetric

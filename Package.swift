@@ -87,7 +87,7 @@ let package = Package(
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2"], exclude: ["Fixtures"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation"], exclude: ["Fixtures", "Scripts", "README.md"]),
         .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat", "InferenceCore"], exclude: ["Fixtures"]),
         .testTarget(name: "JSONFormatTests", dependencies: ["TestSupport", "JSONFormat"]),

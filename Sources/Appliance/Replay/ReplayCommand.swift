@@ -90,8 +90,8 @@ struct ReplayCommand: ParsableCommand {
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
             } else if let input, input.hasSuffix(".npy") {
                 guard let fps else { throw InputError("\(input): a keypoint file needs --fps (its frame rate)") }
-                let file = try KeypointFile(path: input)
-                for (frame, pose) in file.poses.enumerated() {
+                var file = try KeypointFile(path: input)
+                while let (frame, pose) = try file.nextPose() {
                     let seconds = Double(frame) / fps
                     try Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
                 }

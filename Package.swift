@@ -87,7 +87,7 @@ let package = Package(
         // What several test targets share (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LinuxSystemTests", dependencies: ["LinuxSystem"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "LinuxSystem"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "CV4L2", "LinuxSystem"], exclude: ["Fixtures"]),
         .testTarget(name: "PoseEstimationTests", dependencies: ["PoseEstimation", "Capture", "InferenceCore", "LinuxSystem"],
                     exclude: ["Fixtures", "Scripts", "README.md"]),
         .testTarget(name: "ActionsTests", dependencies: ["TestSupport", "Actions", "JSONFormat", "InferenceCore", "PoseEstimation", "LinuxSystem"],

@@ -79,11 +79,21 @@ public struct ClassifierMetadata: Sendable, Equatable {
             throw ClassifierModelError("metadata '\(Self.entryName)': normalisation '\(MessageExcerpt.plain(specification))' is not supported (this posewatch implements \(PoseNormalization.specification))")
         }
         let indices = try require(normalization["coco17_indices"]?.arrayValue?.compactMap(\.intValue), "normalization.coco17_indices")
+        /// A normalisation number as a Float: finite (1e300 would become infinity) and, where
+        /// the features divide or clip by it, above zero: each gets its own message.
+        func number(_ key: String, positive: Bool) throws(ClassifierModelError) -> Float {
+            let value = try require(normalization[key]?.doubleValue, "normalization.\(key)")
+            guard Float(value).isFinite, !positive || Float(value) > 0 else {
+                throw ClassifierModelError("metadata '\(Self.entryName)': normalization.\(key) must be \(positive ? "a finite number above 0" : "a finite number"), not \(value): the model's metadata is damaged; re-export the model or use the built-in one")
+            }
+            return Float(value)
+        }
+        let scoreMinimum = try number("score_min", positive: false)
+        let clip = try number("clip", positive: true)
+        let minimumScale = try number("min_scale", positive: false)
+        let fallbackDivisor = try number("fallback_div", positive: true)
         guard let parameters = PoseNormalization(
-            scoreMinimum: Float(try require(normalization["score_min"]?.doubleValue, "normalization.score_min")),
-            clip: Float(try require(normalization["clip"]?.doubleValue, "normalization.clip")),
-            minimumScale: Float(try require(normalization["min_scale"]?.doubleValue, "normalization.min_scale")),
-            fallbackDivisor: Float(try require(normalization["fallback_div"]?.doubleValue, "normalization.fallback_div")),
+            scoreMinimum: scoreMinimum, clip: clip, minimumScale: minimumScale, fallbackDivisor: fallbackDivisor,
             jointIndices: indices) else {
             throw ClassifierModelError("metadata '\(Self.entryName)': normalisation joints must be COCO-17 indices including both shoulders and hips")
         }

@@ -8,8 +8,11 @@
 struct pw_jpeg_decoder {
     struct jpeg_decompress_struct info;
     struct jpeg_error_mgr errors;
+    struct jpeg_progress_mgr progress;
     jmp_buf recovery;
     int warnings;
+    /// Set while decoding a frame: a warning then ends the decode at once (see pw_jpeg_emit_message).
+    int warnings_are_fatal;
     char message[JMSG_LENGTH_MAX];
 };
 
@@ -20,11 +23,37 @@ static void pw_jpeg_error_exit(j_common_ptr info) {
 }
 
 static void pw_jpeg_emit_message(j_common_ptr info, int level) {
-    // level -1 is a warning (corrupt data, premature end); positive levels are trace messages.
+    // level -1 is a warning (corrupt data, premature end, an inconsistent progression); positive
+    // levels are trace messages.
     if (level < 0) {
         pw_jpeg_decoder *decoder = (pw_jpeg_decoder *)info->client_data;
         decoder->warnings += 1;
         (*info->err->format_message)(info, decoder->message);
+        // A frame with a warning is refused anyway: stop now rather than decode the rest of a
+        // picture that will be thrown away. libjpeg keeps going after "inconsistent progression
+        // sequence", so 2,000 repeated refinement scans of a 4096x4096 frame cost a minute of
+        // CPU before the warning count refused it (libjpeg-turbo's advice for untrusted input:
+        // treat warnings as fatal, as djpeg -strict does).
+        if (decoder->warnings_are_fatal) longjmp(decoder->recovery, 1);
+    }
+}
+
+// libjpeg calls this before each unit of input it consumes (each iMCU row of a scan, each new
+// scan header): the one place a decode can be stopped between scans.
+static void pw_jpeg_progress_monitor(j_common_ptr info) {
+    j_decompress_ptr decompress = (j_decompress_ptr)info;
+    pw_jpeg_decoder *decoder = (pw_jpeg_decoder *)info->client_data;
+    if (decompress->input_scan_number > PW_JPEG_MAXIMUM_SCANS) {
+        snprintf(decoder->message, sizeof decoder->message, "the JPEG has more than %d scans", PW_JPEG_MAXIMUM_SCANS);
+        longjmp(decoder->recovery, 1);
+    }
+    // A sequential JPEG codes each component in one scan, so it has at most one scan per
+    // component; libjpeg decodes further scans of a component again without a warning (each a
+    // full pass with its Huffman data: 200 of them cost 0.15 s at 640x480).
+    if (!decompress->progressive_mode && decompress->input_scan_number > decompress->num_components) {
+        snprintf(decoder->message, sizeof decoder->message, "the sequential JPEG has more scans than its %d components",
+                 decompress->num_components);
+        longjmp(decoder->recovery, 1);
     }
 }
 
@@ -40,6 +69,9 @@ pw_jpeg_decoder *pw_jpeg_decoder_create(void) {
         return NULL;
     }
     jpeg_create_decompress(&decoder->info);
+    // After jpeg_create_decompress, which zeroes every field but the error manager and client_data.
+    decoder->progress.progress_monitor = pw_jpeg_progress_monitor;
+    decoder->info.progress = &decoder->progress;
     // Progressive JPEGs keep every coefficient of the image in memory (2 bytes per sample): a
     // header may declare 65500x65500. With a budget libjpeg-turbo refuses such an image with an
     // error ("backing store not supported") instead of allocating gigabytes. 64 MiB holds a 4K
@@ -56,8 +88,9 @@ void pw_jpeg_decoder_destroy(pw_jpeg_decoder *decoder) {
 
 const char *pw_jpeg_last_message(pw_jpeg_decoder *decoder) { return decoder->message; }
 
-int pw_jpeg_read_size(pw_jpeg_decoder *decoder, const uint8_t *data, size_t size, int *width, int *height) {
+int pw_jpeg_read_header(pw_jpeg_decoder *decoder, const uint8_t *data, size_t size, pw_jpeg_header *header) {
     decoder->warnings = 0;
+    decoder->warnings_are_fatal = 0;
     decoder->message[0] = 0;
     if (size < 4) return -1;
     if (setjmp(decoder->recovery)) {
@@ -66,8 +99,18 @@ int pw_jpeg_read_size(pw_jpeg_decoder *decoder, const uint8_t *data, size_t size
     }
     jpeg_mem_src(&decoder->info, data, (unsigned long)size);
     jpeg_read_header(&decoder->info, TRUE);
-    *width = (int)decoder->info.image_width;
-    *height = (int)decoder->info.image_height;
+    header->width = (int)decoder->info.image_width;
+    header->height = (int)decoder->info.image_height;
+    header->components = decoder->info.num_components;
+    header->is_progressive = decoder->info.progressive_mode ? 1 : 0;
+    switch (decoder->info.jpeg_color_space) {
+    case JCS_GRAYSCALE: header->color_space = PW_JPEG_GRAYSCALE; break;
+    case JCS_YCbCr: header->color_space = PW_JPEG_YCBCR; break;
+    case JCS_RGB: header->color_space = PW_JPEG_RGB; break;
+    case JCS_CMYK: header->color_space = PW_JPEG_CMYK; break;
+    case JCS_YCCK: header->color_space = PW_JPEG_YCCK; break;
+    default: header->color_space = PW_JPEG_OTHER_COLOR_SPACE; break;
+    }
     jpeg_abort_decompress(&decoder->info);
     return 0;
 }
@@ -76,6 +119,7 @@ int pw_jpeg_decode_rgb(pw_jpeg_decoder *decoder, const uint8_t *data, size_t siz
                        unsigned scale_denominator, uint8_t *output, size_t output_capacity,
                        size_t stride, int *decoded_width, int *decoded_height) {
     decoder->warnings = 0;
+    decoder->warnings_are_fatal = 1;
     decoder->message[0] = 0;
     if (size < 4) return -1;
     if (setjmp(decoder->recovery)) {

@@ -275,7 +275,8 @@ public struct MJPEGFileSource: ~Copyable, FrameSource {
     public static let maximumImageByteCount = 32 << 20
 
     /// Opens `path` (a regular file only); the frame size is read from the first image's header
-    /// and must be within 8192×8192.
+    /// and must be within 8192×8192, and its colour space one libjpeg decodes to RGB (not CMYK
+    /// or YCCK). Later images of another size are broken frames (`FrameConverter`).
     public init(path: String, framesPerSecond: Double = 30, pacing: Pacing = .asFastAsPossible) throws(CaptureError) {
         var window: FileWindow
         do throws(SystemCallError) {
@@ -288,12 +289,18 @@ public struct MJPEGFileSource: ~Copyable, FrameSource {
         }
         let image = window.bytes(at: first, atLeast: end - first)
         guard image.count >= end - first,
-              let size = JPEGDecoder().size(of: UnsafeRawBufferPointer(rebasing: image[0..<(end - first)])) else {
+              let header = JPEGDecoder().header(of: UnsafeRawBufferPointer(rebasing: image[0..<(end - first)])) else {
             throw CaptureError.invalidFile(path: path, reason: "no readable JPEG image")
         }
+        let size = (width: header.width, height: header.height)
         guard FrameLayout.dimensionRange.contains(size.width), FrameLayout.dimensionRange.contains(size.height) else {
             throw CaptureError.invalidFile(
                 path: path, reason: "the first JPEG image is \(size.width)x\(size.height); posewatch reads up to \(FrameLayout.maximumDimension)x\(FrameLayout.maximumDimension)")
+        }
+        // libjpeg converts no CMYK or YCCK (Adobe) JPEG to RGB: every frame would be refused.
+        guard header.colorSpace.isDecodable else {
+            throw CaptureError.invalidFile(
+                path: path, reason: "the first JPEG image is \(header.colorSpace.rawValue), which posewatch cannot decode; convert the clip to YCbCr with 'ffmpeg -i CLIP -pix_fmt yuvj420p -f mjpeg clip.mjpeg'")
         }
         self.window = window
         self.path = path

@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// A file read forward through one reusable buffer with `pread`: the memory a clip costs is the
-/// buffer (about one frame), whatever the clip's length.
+/// buffer (about one frame), whatever the clip's length. The clip sources read through it, and so
+/// does `replay`'s keypoint-file reader. Owns the descriptor and the buffer.
 ///
 /// Why not map the whole clip, as the file sources once did: every page a mapping has touched
 /// stays in the process's resident set until it is unmapped (a five-minute 640×480 Y4M clip
@@ -14,27 +15,27 @@ import Glibc
 ///
 /// The buffer grows only when a caller asks for more than it holds, up to `maximumCapacity`:
 /// a Y4M source sizes it for one frame up front and never grows it (no allocation per frame).
-struct FileWindow: ~Copyable {
+public struct FileWindow: ~Copyable {
     let descriptor: OwnedFileDescriptor
     /// The file's path, for messages.
-    let path: String
+    public let path: String
     /// The file's size when it was opened (a clip is not expected to grow while it plays).
-    let fileSize: Int
+    public let fileSize: Int
     /// The most `bytes(at:atLeast:)` ever holds (at most the file's size); a larger request is
     /// cut to this.
-    var maximumCapacity: Int
+    public internal(set) var maximumCapacity: Int
     private var buffer: UnsafeMutableRawBufferPointer
     /// The file offset of `buffer[0]`, and how many bytes from there are valid.
     private var start = 0
     private var filled = 0
     /// Whether the valid bytes run to the end of the file (or to a read error).
-    private(set) var reachesEnd = false
+    public private(set) var reachesEnd = false
     /// The error that stopped the last read early, if one did (EIO from a failing SD card).
-    private(set) var readError: Errno?
+    public private(set) var readError: Errno?
 
     /// Opens `path` (a regular file only; see `OwnedFileDescriptor.openRegularFile`) with a
     /// buffer of `capacity` bytes that may grow to `maximumCapacity`.
-    init(path: String, capacity: Int, maximumCapacity: Int) throws(SystemCallError) {
+    public init(path: String, capacity: Int, maximumCapacity: Int) throws(SystemCallError) {
         let descriptor = try OwnedFileDescriptor.openRegularFile(path)
         var status = stat()
         guard fstat(descriptor.rawValue, &status) == 0 else { throw SystemCallError("fstat", path, .current) }
@@ -51,11 +52,11 @@ struct FileWindow: ~Copyable {
     deinit { buffer.deallocate() }
 
     /// Bytes the buffer holds now (what a clip costs in memory, whatever its length).
-    var capacity: Int { buffer.count }
+    public var capacity: Int { buffer.count }
 
     /// Grows the buffer to hold `count` bytes now (at start-up), so reads of that size never
     /// allocate later. The bytes it held are dropped.
-    mutating func reserve(_ count: Int) {
+    public mutating func reserve(_ count: Int) {
         let wanted = Swift.min(count, maximumCapacity)
         guard wanted > buffer.count else { return }
         buffer.deallocate()
@@ -69,7 +70,7 @@ struct FileWindow: ~Copyable {
     /// `maximumCapacity`) unless the file ends first, then everything to its end. Valid until the
     /// next call. Served from the buffer when it already holds them; otherwise one refill of the
     /// whole buffer from `position`.
-    mutating func bytes(at position: Int, atLeast minimum: Int) -> UnsafeRawBufferPointer {
+    public mutating func bytes(at position: Int, atLeast minimum: Int) -> UnsafeRawBufferPointer {
         let wanted = Swift.min(Swift.max(minimum, 0), maximumCapacity)
         if position >= start && position <= start + filled
             && (position + wanted <= start + filled || reachesEnd) {

@@ -137,7 +137,7 @@ public struct FrameConverter: ~Copyable {
         guard rectangle.width > 0, rectangle.height > 0, layout.width > 0, layout.height > 0 else { return nil }
         let mapping = TensorMapping(region: rectangle, tensorWidth: tensorWidth, tensorHeight: tensorHeight)
         if layout.pixelFormat == .mjpeg {
-            return convertJPEG(bytes: bytes, rectangle: rectangle, into: tensor) ? mapping : nil
+            return convertJPEG(bytes: bytes, layout: layout, rectangle: rectangle, into: tensor) ? mapping : nil
         }
         guard bytes.count >= layout.minimumByteCount, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         fillTables(rectangle: rectangle, width: layout.width, height: layout.height)
@@ -177,9 +177,16 @@ public struct FrameConverter: ~Copyable {
     }
 
     /// Decodes a JPEG at the cheapest sufficient scale into `jpegBuffer`, then resamples that.
-    mutating func convertJPEG(bytes: UnsafeRawBufferPointer, rectangle: FrameRectangle, into tensor: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard JPEGMarkers.looksComplete(bytes), let size = jpeg.size(of: bytes) else { return false }
-        // A header may declare up to 65535x65535: refuse before the buffer is sized from it.
+    /// The header is checked before anything is decoded: a frame whose size is not the layout's
+    /// (the camera's negotiated size, a clip's first frame) is broken, so what a frame can cost
+    /// is set by the size the source agreed to, not by what one frame declares (up to
+    /// 65535x65535), and the region, given in the layout's pixels, maps onto the picture.
+    mutating func convertJPEG(bytes: UnsafeRawBufferPointer, layout: FrameLayout, rectangle: FrameRectangle,
+                              into tensor: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard JPEGMarkers.looksComplete(bytes), let header = jpeg.header(of: bytes),
+              header.width == layout.width, header.height == layout.height, header.colorSpace.isDecodable else { return false }
+        let size = (width: header.width, height: header.height)
+        // A layout is within 8192x8192; checked again here because the buffer is sized from it.
         guard FrameLayout.dimensionRange.contains(size.width), FrameLayout.dimensionRange.contains(size.height) else { return false }
         var denominator = 8
         while denominator > 1 && (rectangle.width / Double(denominator) < Double(tensorWidth)

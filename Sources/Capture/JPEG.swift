@@ -44,6 +44,23 @@ public enum JPEGMarkers {
     }
 }
 
+/// What a JPEG's header says about the image, read without decoding it.
+public struct JPEGHeader: Equatable, Sendable {
+    /// The colour space of the coded components, as libjpeg reads it from the header.
+    public enum ColorSpace: String, Sendable {
+        case grayscale, yCbCr = "YCbCr", rgb = "RGB", cmyk = "CMYK", ycck = "YCCK", other
+        /// Whether posewatch can decode it to RGB: libjpeg converts no CMYK or YCCK to RGB.
+        public var isDecodable: Bool { self == .grayscale || self == .yCbCr || self == .rgb }
+    }
+
+    public var width: Int
+    public var height: Int
+    public var componentCount: Int
+    public var colorSpace: ColorSpace
+    /// A progressive JPEG (SOF2): decoded in several scans, each a pass over the image.
+    public var isProgressive: Bool
+}
+
 /// A libjpeg decompressor (through CV4L2's `pw_jpeg_*` wrapper), created once and reused; owns the
 /// C object and destroys it (`jpeg_destroy_decompress`) when its owner ends.
 ///
@@ -59,12 +76,32 @@ public struct JPEGDecoder: ~Copyable {
 
     deinit { pw_jpeg_decoder_destroy(decoder) }
 
+    /// The most scans a JPEG may have (`PW_JPEG_MAXIMUM_SCANS`): each scan is a pass over the
+    /// image, so this bounds what one small progressive frame can cost to decode.
+    public static let maximumScanCount = Int(PW_JPEG_MAXIMUM_SCANS)
+
+    /// What the JPEG header declares (`jpeg_read_header`: nothing is decoded); nil when it is not
+    /// a readable JPEG.
+    public func header(of bytes: UnsafeRawBufferPointer) -> JPEGHeader? {
+        var header = pw_jpeg_header()
+        guard let base = bytes.baseAddress,
+              pw_jpeg_read_header(decoder, base.assumingMemoryBound(to: UInt8.self), bytes.count, &header) == 0 else { return nil }
+        let colorSpace: JPEGHeader.ColorSpace
+        switch header.color_space {
+        case PW_JPEG_GRAYSCALE: colorSpace = .grayscale
+        case PW_JPEG_YCBCR: colorSpace = .yCbCr
+        case PW_JPEG_RGB: colorSpace = .rgb
+        case PW_JPEG_CMYK: colorSpace = .cmyk
+        case PW_JPEG_YCCK: colorSpace = .ycck
+        default: colorSpace = .other
+        }
+        return JPEGHeader(width: Int(header.width), height: Int(header.height), componentCount: Int(header.components),
+                          colorSpace: colorSpace, isProgressive: header.is_progressive != 0)
+    }
+
     /// The image size from the JPEG header; nil when it is not a readable JPEG.
     public func size(of bytes: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
-        var width: Int32 = 0, height: Int32 = 0
-        guard let base = bytes.baseAddress,
-              pw_jpeg_read_size(decoder, base.assumingMemoryBound(to: UInt8.self), bytes.count, &width, &height) == 0 else { return nil }
-        return (Int(width), Int(height))
+        header(of: bytes).map { ($0.width, $0.height) }
     }
 
     /// Decodes to RGB24 at 1/`scaleDenominator` size (1, 2, 4, 8) into `output` with rows

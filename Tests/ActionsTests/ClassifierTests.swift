@@ -132,6 +132,12 @@ import PoseEstimation
         ("\"frame_rate\": 15", "\"frame_rate\": 1e-300", "frame_rate must be from 1 to 240 frames per second"),
         ("\"frame_rate\": 15", "\"frame_rate\": 1e300", "frame_rate must be from 1 to 240 frames per second"),
         ("\"frame_rate\": 15", "\"frame_rate\": -15", "frame_rate must be from 1 to 240 frames per second"),
+        // each normalisation number its own message, not the joints' one
+        ("\"clip\": 4", "\"clip\": 0", "normalization.clip must be a finite number above 0, not 0.0"),
+        ("\"clip\": 4", "\"clip\": -4", "normalization.clip must be a finite number above 0, not -4.0"),
+        ("\"fallback_div\": 3", "\"fallback_div\": 0", "normalization.fallback_div must be a finite number above 0, not 0.0"),
+        ("\"fallback_div\": 3", "\"fallback_div\": 1e300", "normalization.fallback_div must be a finite number above 0, not 1e+300"),
+        ("\"score_min\": 0.25", "\"score_min\": -1e300", "normalization.score_min must be a finite number, not -1e+300"),
     ])
     func badMetadataIsRejectedNamingTheProblem(original: String, replacement: String, expected: String) {
         let text = Self.valid.replacingOccurrences(original, with: replacement)

@@ -58,6 +58,16 @@ enum FrameInput: Equatable {
 struct InputError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+
+    /// A clip that opened but of whose frames none could be used: otherwise a clip of CMYK or
+    /// over-scanned JPEGs ended with "0 frames" and exit 0, as if it were merely empty. nil when
+    /// some frame was used or none was refused.
+    static func noUsableFrame(in path: String, statistics: CaptureStatistics) -> InputError? {
+        guard statistics.delivered == 0, statistics.broken > 0 else { return nil }
+        return InputError("\(path): none of its \(statistics.broken) frames could be decoded (damaged, not the size of the first, "
+            + "or a JPEG of more than \(JPEGDecoder.maximumScanCount) scans); re-encode it with "
+            + "'ffmpeg -i CLIP -pix_fmt yuv420p -f yuv4mpegpipe clip.y4m'")
+    }
 }
 
 enum InputFile {

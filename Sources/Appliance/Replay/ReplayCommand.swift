@@ -90,8 +90,8 @@ struct ReplayCommand: ParsableCommand {
                 report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
             } else if let input, input.hasSuffix(".npy") {
                 guard let fps else { throw InputError("\(MessageExcerpt.path(input)): a keypoint file needs --fps (its frame rate)") }
-                let file = try KeypointFile(path: input)
-                for (frame, pose) in file.poses.enumerated() {
+                var file = try KeypointFile(path: input)
+                while let (frame, pose) = try file.nextPose() {
                     let seconds = Double(frame) / fps
                     try Self.report(pipeline.process(pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
                 }
@@ -103,7 +103,7 @@ struct ReplayCommand: ParsableCommand {
                 estimator.searchesForPeople = !noPeopleSearch
                 estimator.smoothsNoisyColour = !noDenoise
                 estimator.orientation = try orientationOptions.orientation(over: configuration)
-                var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report)
+                var replayer = ClipReplayer(estimator: estimator, pipeline: pipeline, report: report, inputPath: input)
                 try source.read(with: &replayer)
             }
         } catch let error as InputError {
@@ -137,6 +137,8 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
     var estimator: MoveNetEstimator
     var pipeline: ActionPipeline
     var report: ReplayReport
+    /// The clip, for the message when none of its frames could be used.
+    let inputPath: String
 
     mutating func consume<Source: FrameSource & ~Copyable>(_ source: inout Source) throws {
         var first: MonotonicInstant?
@@ -165,6 +167,7 @@ struct ClipReplayer: FrameConsumer, ~Copyable {
             try ReplayCommand.report(pipeline.process(estimate.pose, at: seconds), pipeline: pipeline, seconds: seconds, into: &report)
             estimator.watchedPersonExercises(pipeline.currentDecision.action?.isCountable ?? false, at: estimate.timestamp)
         }
+        if let refusal = InputError.noUsableFrame(in: inputPath, statistics: source.statistics) { throw refusal }
         report.summary(pipeline.summary, frames: pipeline.frames, poses: pipeline.framesWithPerson)
     }
 }

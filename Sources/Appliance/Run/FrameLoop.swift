@@ -31,6 +31,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     var summary: RunSummary
     var configuration: ApplianceConfiguration
     let configurationPath: String?
+    /// The clip given with --input (nil for a camera), for messages about it.
+    var inputPath: String?
 
     private let signals: SignalDescriptor
     private let timer: TimerDescriptor
@@ -206,6 +208,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             logger.recovered(from: &cameraErrors, at: now, "camera is back", LogFields(event: .camera))
         case .endOfStream:
             stopReason = "end of input"
+            // A clip none of whose frames could be used is bad input, not a quiet run of 0 frames.
+            if !Source.isCamera, let refusal = InputError.noUsableFrame(in: inputPath ?? "the input", statistics: source.statistics) {
+                logger.critical("\(refusal)", LogFields(event: .config))
+                exitStatus = ExitStatus.usage
+            }
         case .frame, .brokenFrame, .nothingNew, .timedOut:
             break
         }

@@ -162,6 +162,7 @@ struct RunCommand: ParsableCommand {
         var frameLoop = FrameLoop(source: source, estimator: estimator, pipeline: pipeline, lines: lines, layout: layout,
                                   logger: logger, notifier: notifier, configuration: configuration, configurationPath: config,
                                   signals: signals, timer: timer)
+        frameLoop.inputPath = input
         return frameLoop.run()
     }
 

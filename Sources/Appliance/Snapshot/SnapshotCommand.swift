@@ -67,7 +67,7 @@ struct SnapshotCommand: ParsableCommand {
             var estimator = try ModelLoading.poseEstimator(path: poseModel, configuration: configuration, commandHasOption: true)
             estimator.orientation = try orientationOptions.orientation(over: configuration)
             var taker = SnapshotTaker(estimator: estimator, at: at)
-            if device != nil { taker.wallClockLimitSeconds = at + 10 }
+            if device != nil { taker.wallClockLimitSeconds = at + 10 } else { taker.inputPath = input }
             guard let snapshot = try source.read(with: &taker) else {
                 printError("posewatch snapshot: no frame at or after \(at) s in \(MessageExcerpt.path(input ?? device!))")
                 throw ExitCode(ExitStatus.failure)
@@ -110,6 +110,8 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
     let at: Double
     /// Cameras: give up after this long without reaching `at` (files run to their end).
     var wallClockLimitSeconds: Double?
+    /// A clip's path, for the message when none of its frames could be used (nil for a camera).
+    var inputPath: String?
 
     struct Snapshot {
         var image: RGBImage
@@ -160,7 +162,9 @@ struct SnapshotTaker: FrameConsumer, ~Copyable {
                     }
                     return snapshot
                 }
-            case .endOfStream: return nil
+            case .endOfStream:
+                if let inputPath, let refusal = InputError.noUsableFrame(in: inputPath, statistics: source.statistics) { throw refusal }
+                return nil
             case .cameraLost(let error): throw InputError(error.description)
             default: continue
             }

@@ -5,6 +5,91 @@ import Musl
 #endif
 import LinuxSystem
 
+/// What a `.npy` file's header says (format versions 1.0, 2.0 and 3.0): the element type, the
+/// shape and where the data starts. Read from the file's first bytes only, so a reader can check a
+/// file against its header (`checkDataLength`) and then read the data through a window of its
+/// own size instead of copying the whole file (the keypoint reader, `replay`).
+public struct NumPyHeader: Sendable, Equatable {
+    /// The element type (`<f4` → float32, `|i1` → int8, ...).
+    public var elementType: TensorElementType
+    /// Dimensions, outermost first; `[]` is a scalar.
+    public var shape: [Int]
+    /// The number of elements (at most `NumPyArray.maximumElementCount`).
+    public var elementCount: Int
+    /// The file offset of the first element.
+    public var dataOffset: Int
+    /// The bytes the elements take.
+    public var dataByteCount: Int
+
+    /// The most header text a file may have: NumPy writes about 128 bytes, and version 2.0
+    /// only past 65,535; this bounds what a reader holds before it knows the shape.
+    public static let maximumHeaderLength = 1 << 20
+
+    /// How many of the file's first bytes hold the whole header (what `init(parsing:)` needs),
+    /// from at least its first 12 bytes (fewer when the file is shorter).
+    public static func prefixLength(_ prefix: some Collection<UInt8>) throws(NumPyArray.FormatError) -> Int {
+        let bytes = Array(prefix.prefix(12))
+        guard bytes.count >= 10, Array(bytes[0..<6]) == NumPyArray.magic else {
+            throw NumPyArray.FormatError("not a NumPy .npy file (bad magic)")
+        }
+        switch bytes[6] {
+        case 1:
+            return 10 + (Int(bytes[8]) | Int(bytes[9]) << 8)
+        case 2, 3:
+            guard bytes.count >= 12 else { throw NumPyArray.FormatError("truncated .npy header") }
+            let length = Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16 | Int(bytes[11]) << 24
+            guard length <= maximumHeaderLength else {
+                throw NumPyArray.FormatError(".npy header of \(length) bytes is longer than the \(maximumHeaderLength) posewatch reads")
+            }
+            return 12 + length
+        default:
+            throw NumPyArray.FormatError(".npy format version \(bytes[6]) is not supported")
+        }
+    }
+
+    /// Parses the header at the start of `data`, the file's first bytes: at least
+    /// `prefixLength` of them; what follows the header is not looked at.
+    public init(parsing data: [UInt8]) throws(NumPyArray.FormatError) {
+        let headerEnd = try Self.prefixLength(data)
+        let headerStart = data[6] == 1 ? 10 : 12
+        guard headerEnd <= data.count else {
+            throw NumPyArray.FormatError(".npy header of \(headerEnd - headerStart) bytes runs past the end of the file")
+        }
+        let header = try NumPyArray.Header(parsing: data[headerStart..<headerEnd])
+        guard let type = NumPyArray.descriptors.first(where: { $0.0 == header.descriptor })?.1 else {
+            throw NumPyArray.FormatError(".npy dtype '\(header.descriptor)' is not supported (little-endian numbers and bool only)")
+        }
+        guard !header.isFortranOrder else {
+            throw NumPyArray.FormatError(".npy array is in Fortran (column-major) order, which is not supported: save np.ascontiguousarray(array) instead")
+        }
+        var count = 1
+        for dimension in header.shape {
+            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
+            guard !overflow, product <= NumPyArray.maximumElementCount else {
+                throw NumPyArray.FormatError(".npy shape \(header.shape) has more than \(NumPyArray.maximumElementCount) elements")
+            }
+            count = product
+        }
+        elementType = type
+        shape = header.shape
+        elementCount = count
+        dataOffset = headerEnd
+        dataByteCount = count * (type.byteSize ?? 1)  // at most 2³¹ × 8: no overflow
+    }
+
+    /// Checks that a file of `fileSize` bytes holds exactly the data the header declares: a
+    /// file cut short, or a header claiming more than the file holds, is refused here, before
+    /// any of the data is read.
+    public func checkDataLength(fileSize: Int) throws(NumPyArray.FormatError) {
+        let available = fileSize - dataOffset
+        guard dataByteCount == available else {
+            throw NumPyArray.FormatError(available < dataByteCount
+                ? ".npy data is \(available) bytes, shorter than the \(dataByteCount) that shape \(shape) of \(elementType) needs"
+                : ".npy data is \(available) bytes, longer than the \(dataByteCount) that shape \(shape) of \(elementType) holds")
+        }
+    }
+}
+
 /// A NumPy `.npy` array (format versions 1.0, 2.0 and 3.0): dtype, shape, little-endian C-order bytes.
 ///
 /// The parser checks everything (magic, header length, the header as a complete Python dict
@@ -46,54 +131,11 @@ public struct NumPyArray: Sendable, Equatable {
 
     /// Parses the bytes of a `.npy` file.
     public init(parsing data: [UInt8]) throws(FormatError) {
-        guard data.count >= 10, Array(data[0..<6]) == Self.magic else {
-            throw FormatError("not a NumPy .npy file (bad magic)")
-        }
-        let major = data[6]
-        let headerLength: Int
-        let headerStart: Int
-        switch major {
-        case 1:
-            headerLength = Int(data[8]) | Int(data[9]) << 8
-            headerStart = 10
-        case 2, 3:
-            guard data.count >= 12 else { throw FormatError("truncated .npy header") }
-            headerLength = Int(data[8]) | Int(data[9]) << 8 | Int(data[10]) << 16 | Int(data[11]) << 24
-            headerStart = 12
-        default:
-            throw FormatError(".npy format version \(major) is not supported")
-        }
-        guard headerLength <= data.count - headerStart else {
-            throw FormatError(".npy header of \(headerLength) bytes runs past the end of the file")
-        }
-        let header = try Header(parsing: data[headerStart..<(headerStart + headerLength)])
-        guard let type = Self.descriptors.first(where: { $0.0 == header.descriptor })?.1 else {
-            throw FormatError(".npy dtype '\(header.descriptor)' is not supported (little-endian numbers and bool only)")
-        }
-        guard !header.isFortranOrder else {
-            throw FormatError(".npy array is in Fortran (column-major) order, which is not supported: save np.ascontiguousarray(array) instead")
-        }
-        let dimensions = header.shape
-        var count = 1
-        for dimension in dimensions {
-            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
-            guard !overflow, product <= Self.maximumElementCount else {
-                throw FormatError(".npy shape \(dimensions) has more than \(Self.maximumElementCount) elements")
-            }
-            count = product
-        }
-        let size = type.byteSize ?? 1
-        let byteCount = count * size  // at most 2³¹ × 8: no overflow
-        let dataStart = headerStart + headerLength
-        let available = data.count - dataStart
-        guard byteCount == available else {
-            throw FormatError(available < byteCount
-                ? ".npy data is \(available) bytes, shorter than the \(byteCount) that shape \(dimensions) of \(type) needs"
-                : ".npy data is \(available) bytes, longer than the \(byteCount) that shape \(dimensions) of \(type) holds")
-        }
-        elementType = type
-        shape = dimensions
-        bytes = Array(data[dataStart..<(dataStart + byteCount)])
+        let header = try NumPyHeader(parsing: data)
+        try header.checkDataLength(fileSize: data.count)
+        elementType = header.elementType
+        shape = header.shape
+        bytes = Array(data[header.dataOffset..<(header.dataOffset + header.dataByteCount)])
     }
 
     /// The most elements an array may have: 2³¹ (8 GiB of float32, more memory than a Raspberry Pi

@@ -272,37 +272,16 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         exitStatus = ExitStatus.configuration
     }
 
-    /// Shows a decision on the LEDs and logs it when the reported label changes.
+    /// Shows a decision on the LEDs; a change is logged and told to systemd at once.
     private mutating func show(_ decision: ActionDecision, at now: MonotonicInstant) {
-        let indication: ActionIndication
-        switch decision {
-        case .startingUp: indication = .startingUp
-        case .noPerson: indication = .noPerson
-        case .lowConfidence(let best, _): indication = .lowConfidence(bestGuess: layout.index(ofAction: best.rawValue))
-        case .action(let label, _): indication = layout.indication(forAction: label.rawValue)
+        let reps = decision.action.map { pipeline.counter.count(of: $0) }
+        if LoopEvents.show(decision, reps: reps, leds: &outputs.leds, summary: &summary, layout: layout, logger: logger, at: now) {
+            nextStatus = now
         }
-        let changed = outputs.leds.indication != indication
-        outputs.leds.show(indication, at: now)
-        guard changed else { return }
-        summary.actionChanged(to: decision.action.flatMap { layout.index(ofAction: $0.rawValue) }, at: now)
-        logger.info("\(decision.name)", LogFields(event: .action, action: decision.name,
-                                                   confidence: decision.confidence.map(Double.init),
-                                                   reps: decision.action.map { pipeline.counter.count(of: $0) }))
-        nextStatus = now  // tell systemd at once
     }
 
     private mutating func counted(_ repetition: RepetitionEvent, at now: MonotonicInstant) {
-        if let index = layout.index(ofAction: repetition.label.rawValue) {
-            outputs.leds.repetitionCounted(action: index, at: now)
-            summary.repetitionCounted(action: index)
-        }
-        // When it happened on the wall clock: now, less how late it was credited.
-        let lateness = repetition.lateness
-        let happened = WallClock.microsecondsSinceEpoch() - Int((lateness * 1e6).rounded())
-        let late = repetition.isCreditedLate ? Int((lateness * 1000).rounded()) : nil
-        logger.info("\(repetition.label.rawValue): rep \(repetition.count)\(late == nil ? "" : " (credited late)")",
-                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count,
-                              repetitionRealtimeMicroseconds: happened, repetitionLateMilliseconds: late))
+        LoopEvents.counted(repetition, leds: &outputs.leds, summary: &summary, layout: layout, logger: logger, at: now)
     }
 
     // MARK: LEDs, timers, signals

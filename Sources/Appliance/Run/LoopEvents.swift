@@ -23,7 +23,7 @@ enum LoopEvents {
         leds.show(indication, at: now)
         guard changed else { return false }
         summary.actionChanged(to: decision.action.flatMap { layout.index(ofAction: $0.rawValue) }, at: now)
-        logger.info("\(decision.name)", LogFields(event: .action, action: decision.name,
+        logger.info(decision.name, LogFields(event: .action, action: decision.name,
                                                    confidence: decision.confidence.map(Double.init), reps: reps))
         return true
     }
@@ -39,8 +39,14 @@ enum LoopEvents {
         let lateness = repetition.lateness
         let happened = WallClock.microsecondsSinceEpoch() - Int((lateness * 1e6).rounded())
         let late = repetition.isCreditedLate ? Int((lateness * 1000).rounded()) : nil
-        logger.info("\(repetition.label.rawValue): rep \(repetition.count)\(late == nil ? "" : " (credited late)")",
-                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count,
-                              repetitionRealtimeMicroseconds: happened, repetitionLateMilliseconds: late))
+        // "jumping_jacks: rep 12" is over the 15 bytes a String holds inline: composed in the
+        // logger's buffer rather than interpolated (which allocated once per repetition).
+        logger.log(.info, LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count,
+                                    repetitionRealtimeMicroseconds: happened, repetitionLateMilliseconds: late)) { message in
+            message.append(repetition.label.rawValue)
+            message.append(": rep ")
+            message.append(integer: repetition.count)
+            if late != nil { message.append(" (credited late)") }
+        }
     }
 }

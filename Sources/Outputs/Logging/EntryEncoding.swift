@@ -17,8 +17,19 @@ extension ByteBuffer {
     public mutating func encodeJournalEntry(
         level: LogLevel, message: String, fields: LogFields, identifier: String, location: SourceLocation
     ) {
+        var message = message
+        message.withUTF8 {
+            encodeJournalEntry(level: level, message: UnsafeRawBufferPointer($0), fields: fields, identifier: identifier, location: location)
+        }
+    }
+
+    /// `encodeJournalEntry` for a message given as its UTF-8 bytes.
+    public mutating func encodeJournalEntry(
+        level: LogLevel, message: UnsafeRawBufferPointer, fields: LogFields, identifier: String, location: SourceLocation
+    ) {
         removeAll()
-        appendJournalField("MESSAGE", message)
+        append("MESSAGE")
+        appendJournalValue(message)
         append("PRIORITY=")
         append(integer: level.journalPriority)
         append(UInt8(ascii: "\n"))
@@ -54,9 +65,15 @@ extension ByteBuffer {
     /// Appends `=value\n`, or the binary-safe form when the value holds a newline (the name has
     /// already been written).
     mutating func appendJournalValue(_ value: String) {
-        if value.utf8.contains(UInt8(ascii: "\n")) {
+        var value = value
+        value.withUTF8 { appendJournalValue(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `appendJournalValue` for a value given as its UTF-8 bytes.
+    mutating func appendJournalValue(_ value: UnsafeRawBufferPointer) {
+        if value.contains(UInt8(ascii: "\n")) {
             append(UInt8(ascii: "\n"))
-            append(littleEndian64: UInt64(value.utf8.count))
+            append(littleEndian64: UInt64(value.count))
             append(value)
         } else {
             append(UInt8(ascii: "="))
@@ -69,9 +86,15 @@ extension ByteBuffer {
     /// prefix (journald's stream transport and `systemd-cat` understand it), the message, then the
     /// fields as `KEY=value`. Each line of a multi-line message gets the prefix.
     public mutating func encodeStandardErrorLine(level: LogLevel, message: String, fields: LogFields) {
+        var message = message
+        message.withUTF8 { encodeStandardErrorLine(level: level, message: UnsafeRawBufferPointer($0), fields: fields) }
+    }
+
+    /// `encodeStandardErrorLine` for a message given as its UTF-8 bytes.
+    public mutating func encodeStandardErrorLine(level: LogLevel, message: UnsafeRawBufferPointer, fields: LogFields) {
         removeAll()
         appendPriorityPrefix(level)
-        for byte in message.utf8 {
+        for byte in message {
             append(byte)
             if byte == UInt8(ascii: "\n") { appendPriorityPrefix(level) }
         }

@@ -133,4 +133,40 @@ import PoseEstimation
         checkEvents(events)
         #expect(allocations == 0, "\(allocations) allocations for \(events.actionChanges + events.repetitions) events")
     }
+
+    /// One episode of each scene note, at 15 fps: the watch moves, a second person comes and goes
+    /// (said after 10 s with one person), the picture goes dark for 6 s with nobody found, then
+    /// light again. Five entries.
+    func playSceneEpisodes(_ notes: inout SceneNotes, from start: inout Int64, logger: Logger, drain: () -> Void) {
+        func frame(people: Int, moved: Bool = false, brightness: Float, person: Bool) {
+            start += 66_666_667
+            notes.note(peopleInView: people, watchMoved: moved, brightness: brightness, personFound: person,
+                       at: MonotonicInstant(nanoseconds: start), logger: logger)
+            drain()
+        }
+        for _ in 0..<30 { frame(people: 1, brightness: 120, person: true) }
+        frame(people: 2, moved: true, brightness: 120, person: true)
+        for _ in 0..<30 { frame(people: 2, brightness: 120, person: true) }
+        for _ in 0..<165 { frame(people: 1, brightness: 120, person: true) }
+        for _ in 0..<90 { frame(people: 0, brightness: 20, person: false) }
+        for _ in 0..<5 { frame(people: 1, brightness: 120, person: true) }
+    }
+
+    @Test(.enabled(if: LoopTimingTests.allocationCounter != nil, "needs the malloc counter: run Tests/Support/run-allocation-tests.sh"))
+    func peopleComingAndGoingAndATooDarkPictureAreNotedWithoutAllocating() throws {
+        let count = try #require(LoopTimingTests.allocationCounter)
+        let listener = JournalListener(path: "/tmp/posewatch-scene-allocation-journal-\(getpid()).sock")
+        let logger = Logger(destination: .journal(try JournalSocket(path: listener.path)))
+        var time: Int64 = 1_000_000_000
+        var warmUp = SceneNotes()
+        playSceneEpisodes(&warmUp, from: &time, logger: logger, drain: listener.drain)
+        let entriesBefore = listener.entries
+        var notes = SceneNotes()
+        let before = count()
+        for _ in 0..<3 { playSceneEpisodes(&notes, from: &time, logger: logger, drain: listener.drain) }
+        let allocations = count() - before
+        #expect(entriesBefore == 5, "watch moved, 2 people in view, only the watched person, too dark, bright again")
+        #expect(listener.entries - entriesBefore == 15)
+        #expect(allocations == 0, "\(allocations) allocations for \(listener.entries - entriesBefore) scene notes")
+    }
 }

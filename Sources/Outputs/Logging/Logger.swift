@@ -155,8 +155,8 @@ public final class Logger {
         guard let end = episode.recordSuccess(at: now) else { return }
         guard isEnabled(.notice) else { return }
         var allFields = fields()
-        allFields.extra.append(LogField("EPISODE_FAILURES", .integer(end.failures)))
-        allFields.extra.append(LogField("EPISODE_SECONDS", .decimal(end.seconds, fractionDigits: 1)))
+        allFields.episodeFailures = end.failures
+        allFields.episodeSeconds = end.seconds
         write(.notice, message(), allFields, SourceLocation(file: file, function: function, line: line))
     }
 

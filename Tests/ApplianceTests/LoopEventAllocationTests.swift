@@ -26,7 +26,7 @@ import PoseEstimation
     struct Player: ~Copyable {
         var pipeline: ActionPipeline
         var leds = LEDController(actionCount: LoopEventAllocationTests.layout.actionCount, now: MonotonicInstant(nanoseconds: 0))
-        var driver = LEDDriver(lines: CountingLEDLines(), actionCount: LoopEventAllocationTests.layout.actionCount)
+        var driver: LEDDriver<CountingLEDLines>
         var summary = RunSummary(actionLabels: LoopEventAllocationTests.layout.actionLabels, now: MonotonicInstant(nanoseconds: 0))
         var events = Events()
         /// Allocations on this thread while handling events and driving the LEDs.
@@ -36,10 +36,14 @@ import PoseEstimation
 
         init(logger: Logger, count: @escaping @convention(c) () -> UInt64) throws {
             self.count = count
-            pipeline = ActionPipeline(classifier: try ActionClassifier.embedded(),
-                                      counter: RepetitionCounter(phaseNet: try RepetitionPhaseNet.embedded()),
-                                      settings: ApplianceConfiguration().pipelineSettings)
             self.logger = logger
+            let classifier = try ActionClassifier.embedded()
+            let phaseNet = try RepetitionPhaseNet.embedded()
+            // The noncopyable members are set after the throwing calls (Swift 6.0.3 crashes on a
+            // noncopyable stored property's default value in a type with a throwing init).
+            pipeline = ActionPipeline(classifier: classifier, counter: RepetitionCounter(phaseNet: phaseNet),
+                                      settings: ApplianceConfiguration().pipelineSettings)
+            driver = LEDDriver(lines: CountingLEDLines(), actionCount: LoopEventAllocationTests.layout.actionCount)
         }
 
         mutating func play(_ pose: Pose?, frame: Int) throws {

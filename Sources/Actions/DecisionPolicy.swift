@@ -114,28 +114,63 @@ public struct DecisionPolicy: Sendable {
 
 /// Seconds spent in each decision, like Apple's `actionFrameCounts` but in seconds: each decision
 /// accounts for the time since the previous one.
+///
+/// The pipeline records into it on the frame a decision or a repetition happens, so it keeps fixed
+/// tables filled at init (a dictionary's first insert of an action, or a debug build's dictionary
+/// update, allocates); the dictionaries below are built when read, by replay's report.
 public struct ActionSummary: Sendable {
-    /// Seconds per decision name (`jumping_jacks`, `no_person`, …), `starting_up` excluded.
-    public private(set) var seconds: [String: Double] = [:]
-    /// Repetitions per action label.
-    public private(set) var repetitions: [ActionLabel: Int] = [:]
+    /// Seconds per kind of decision (`kind(of:)`).
+    private var secondsPerKind: [Double]
+    /// The cumulative count per countable action (`ActionLabel.countableIndex`), nil before its first.
+    private var repetitionsPerAction: [Int?]
     public private(set) var decisions = 0
 
+    // Kinds: the countable actions by `countableIndex`, then `other`, `no_person`, `low_confidence`.
+    private static let otherKind = ActionLabel.countable.count
+    private static let noPersonKind = otherKind + 1
+    private static let lowConfidenceKind = otherKind + 2
+
+    /// Where an action's seconds are kept.
+    private static func kind(of label: ActionLabel) -> Int { label.countableIndex ?? otherKind }
+
     public init() {
-        for label in ActionLabel.allCases { seconds[label.rawValue] = 0 }
-        seconds["no_person"] = 0
-        seconds["low_confidence"] = 0
+        secondsPerKind = Array(repeating: 0, count: Self.lowConfidenceKind + 1)
+        repetitionsPerAction = Array(repeating: nil, count: ActionLabel.countable.count)
+    }
+
+    /// Seconds per decision name (`jumping_jacks`, `no_person`, …), `starting_up` excluded.
+    public var seconds: [String: Double] {
+        var seconds: [String: Double] = ["no_person": secondsPerKind[Self.noPersonKind],
+                                         "low_confidence": secondsPerKind[Self.lowConfidenceKind]]
+        for label in ActionLabel.allCases { seconds[label.rawValue] = secondsPerKind[Self.kind(of: label)] }
+        return seconds
+    }
+
+    /// Repetitions per action label, for the labels counted at least once.
+    public var repetitions: [ActionLabel: Int] {
+        var repetitions: [ActionLabel: Int] = [:]
+        for label in ActionLabel.countable {
+            if let index = label.countableIndex, let count = repetitionsPerAction[index] { repetitions[label] = count }
+        }
+        return repetitions
     }
 
     /// Records a decision covering `duration` seconds.
     public mutating func record(_ decision: ActionDecision, duration: Double) {
         decisions += 1
-        guard decision != .startingUp else { return }
-        seconds[decision.name, default: 0] += duration
+        let kind: Int
+        switch decision {
+        case .startingUp: return
+        case .noPerson: kind = Self.noPersonKind
+        case .lowConfidence: kind = Self.lowConfidenceKind
+        case .action(let label, _): kind = Self.kind(of: label)
+        }
+        secondsPerKind[kind] += duration
     }
 
     /// Records a repetition's new cumulative count for `label`.
     public mutating func recordRepetition(_ label: ActionLabel, count: Int) {
-        repetitions[label] = count
+        guard let index = label.countableIndex else { return }
+        repetitionsPerAction[index] = count
     }
 }

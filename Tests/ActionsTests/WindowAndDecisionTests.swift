@@ -172,4 +172,28 @@ private func pose(_ marker: Float) -> Pose {
         #expect(summary.seconds["starting_up"] == nil)
         #expect(summary.decisions == 4)
     }
+
+    /// The pipeline records every decision and repetition on the frame it happens: an action's
+    /// first repetition, maybe an hour after start-up, must not make the summary's tables allocate.
+    @Test(.enabled(if: AllocationCounter.isAvailable, "needs the malloc counter: run Tests/Support/run-allocation-tests.sh"))
+    func recordingEveryKindOfDecisionAndEachActionsFirstRepetitionAllocatesNothing() {
+        var summary = ActionSummary()
+        let decisions: [ActionDecision] = [.startingUp, .noPerson, .lowConfidence(best: .squats, confidence: 0.4)]
+            + ActionLabel.allCases.map { .action($0, confidence: 0.9) }
+        let labels = ActionLabel.countable
+        // Warm-up on another summary: the runtime's type metadata is made on first use.
+        var warmUp = ActionSummary()
+        warmUp.record(.noPerson, duration: 1)
+        warmUp.recordRepetition(.squats, count: 1)
+        let before = AllocationCounter.function!()
+        // Index loops: a debug build's unspecialised array iterator allocates.
+        for index in 0..<decisions.count { summary.record(decisions[index], duration: 0.5) }
+        for index in 0..<labels.count { summary.recordRepetition(labels[index], count: index + 1) }
+        let allocations = AllocationCounter.function!() - before
+        #expect(allocations == 0)
+        #expect(summary.repetitions == [.jumpingJacks: 1, .lunges: 2, .burpees: 3, .squats: 4, .pushUps: 5])
+        #expect(summary.seconds == ["jumping_jacks": 0.5, "lunges": 0.5, "burpees": 0.5, "squats": 0.5, "push_ups": 0.5,
+                                    "other": 0.5, "no_person": 0.5, "low_confidence": 0.5])
+        #expect(summary.decisions == decisions.count)
+    }
 }

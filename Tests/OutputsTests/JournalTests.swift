@@ -123,9 +123,9 @@ import Testing
         #expect(recorder.entries.count == 2)
         #expect(recorder.entries[0].level == .error)
         #expect(recorder.entries[1].level == .notice)
-        #expect(recorder.entries[1].fields.extra == [
-            LogField("EPISODE_FAILURES", .integer(50)), LogField("EPISODE_SECONDS", .decimal(6.0, fractionDigits: 1)),
-        ])
+        #expect(recorder.entries[1].fields.episodeFailures == 50)
+        #expect(recorder.entries[1].fields.episodeSeconds == 6.0)
+        #expect(recorder.entries[1].fields.extra.isEmpty)
         #expect(!episode.isActive)
     }
 

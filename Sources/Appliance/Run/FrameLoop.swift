@@ -50,13 +50,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
     private var firstFrameTime: MonotonicInstant?
     /// The capture time of the newest frame processed (cameras only: file timestamps are stream time).
     private var newestFrameTime: MonotonicInstant?
-    /// Whether a second person is in view (an episode: it ends after 10 s with one person).
-    private var othersInView = false
-    private var othersLastSeen = MonotonicInstant.zero
-    /// The too-dark episode (`noteDarkness`): since when the picture has been dark with nobody
-    /// seen, and whether that was said.
-    private var darkSince: MonotonicInstant?
-    private var saidTooDark = false
+    /// A second person in view, the watch moving, a picture too dark: said once per episode.
+    private var sceneNotes = SceneNotes()
     private let allocations = AllocationProbe()
     /// Allocations made while handling frames (capture, models, pipeline, event logging) in the
     /// current summary interval. LED writes are measured apart (GPIO writes are allocation-free in
@@ -178,8 +173,8 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             estimator.watchedPersonExercises(pipeline.currentDecision.action?.isCountable ?? false, at: estimate.timestamp)
             summary.recordFrame(inferenceNanoseconds: estimate.inferenceNanoseconds)
             summary.recordPeopleInView(estimate.peopleInView)
-            notePeople(estimate)
-            noteDarkness(estimate)
+            sceneNotes.note(peopleInView: estimate.peopleInView, watchMoved: estimate.watchMoved, brightness: estimate.brightness,
+                            personFound: estimate.pose != nil, at: estimate.timestamp, logger: logger)
             // What the LEDs show starts now, after the frame's inference: from `now` (read before
             // it) a 150 ms wink could be over before the LEDs are next written on a slow board.
             let shown = MonotonicInstant.now()
@@ -223,47 +218,6 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         }
     }
 
-    /// Says in the journal when a second person comes into view (once until they have gone) and
-    /// when the watch moves to another person, so an owner reading the journal knows whose
-    /// workout it reports.
-    private mutating func notePeople(_ estimate: PoseEstimate) {
-        if estimate.watchMoved {
-            logger.notice("now watching another person: the one watched until now stopped exercising while they move (\(estimate.peopleInView) people in view)",
-                          LogFields(event: .camera, extra: [LogField("PERSONS", .integer(estimate.peopleInView))]))
-        }
-        if estimate.peopleInView >= 2 { othersLastSeen = estimate.timestamp }
-        if estimate.peopleInView >= 2, !othersInView {
-            othersInView = true
-            logger.notice("\(estimate.peopleInView) people in view: watching the one exercising (or the most prominent); the others' movement is not counted",
-                          LogFields(event: .camera, extra: [LogField("PERSONS", .integer(estimate.peopleInView))]))
-        } else if estimate.peopleInView <= 1, othersInView, (estimate.timestamp - othersLastSeen).seconds >= 10 {
-            othersInView = false
-            logger.info("only the watched person is in view again", LogFields(event: .camera, extra: [LogField("PERSONS", .integer(estimate.peopleInView))]))
-        }
-    }
-
-    /// Says once per episode when the picture has been too dark to see anybody for 5 s (mean
-    /// brightness under 40 of 255 with no person found), and when it is bright enough again
-    /// (over 50, so a picture near the limit does not repeat the pair).
-    private mutating func noteDarkness(_ estimate: PoseEstimate) {
-        if estimate.brightness < 40, estimate.pose == nil {
-            let since = darkSince ?? estimate.timestamp
-            darkSince = since
-            if !saidTooDark, (estimate.timestamp - since).seconds >= 5 {
-                saidTooDark = true
-                logger.warning("the picture is too dark to see anybody (mean brightness \(Int(estimate.brightness)) of 255): light the room or turn the camera towards the light; 'posewatch snapshot' shows what it sees",
-                               LogFields(event: .camera, extra: [LogField("BRIGHTNESS", .integer(Int(estimate.brightness)))]))
-            }
-        } else if estimate.brightness > 50 || estimate.pose != nil {
-            darkSince = nil
-            if saidTooDark {
-                saidTooDark = false
-                logger.info("the picture is bright enough again (mean brightness \(Int(estimate.brightness)) of 255)",
-                            LogFields(event: .camera, extra: [LogField("BRIGHTNESS", .integer(Int(estimate.brightness)))]))
-            }
-        }
-    }
-
     /// Logs a model failure (the first of an episode) and returns whether the loop must stop
     /// (`ModelFailurePolicy`).
     private static func modelFailed(_ episode: inout ErrorEpisode, _ message: String, at now: MonotonicInstant,
@@ -289,37 +243,16 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         exitStatus = ExitStatus.configuration
     }
 
-    /// Shows a decision on the LEDs and logs it when the reported label changes.
+    /// Shows a decision on the LEDs; a change is logged and told to systemd at once.
     private mutating func show(_ decision: ActionDecision, at now: MonotonicInstant) {
-        let indication: ActionIndication
-        switch decision {
-        case .startingUp: indication = .startingUp
-        case .noPerson: indication = .noPerson
-        case .lowConfidence(let best, _): indication = .lowConfidence(bestGuess: layout.index(ofAction: best.rawValue))
-        case .action(let label, _): indication = layout.indication(forAction: label.rawValue)
+        let reps = decision.action.map { pipeline.counter.count(of: $0) }
+        if LoopEvents.show(decision, reps: reps, leds: &outputs.leds, summary: &summary, layout: layout, logger: logger, at: now) {
+            nextStatus = now
         }
-        let changed = outputs.leds.indication != indication
-        outputs.leds.show(indication, at: now)
-        guard changed else { return }
-        summary.actionChanged(to: decision.action.flatMap { layout.index(ofAction: $0.rawValue) }, at: now)
-        logger.info("\(decision.name)", LogFields(event: .action, action: decision.name,
-                                                   confidence: decision.confidence.map(Double.init),
-                                                   reps: decision.action.map { pipeline.counter.count(of: $0) }))
-        nextStatus = now  // tell systemd at once
     }
 
     private mutating func counted(_ repetition: RepetitionEvent, at now: MonotonicInstant) {
-        if let index = layout.index(ofAction: repetition.label.rawValue) {
-            outputs.leds.repetitionCounted(action: index, at: now)
-            summary.repetitionCounted(action: index)
-        }
-        // When it happened on the wall clock: now, less how late it was credited.
-        let lateness = repetition.lateness
-        let happened = WallClock.microsecondsSinceEpoch() - Int((lateness * 1e6).rounded())
-        let late = repetition.isCreditedLate ? Int((lateness * 1000).rounded()) : nil
-        logger.info("\(repetition.label.rawValue): rep \(repetition.count)\(late == nil ? "" : " (credited late)")",
-                    LogFields(event: .rep, action: repetition.label.rawValue, reps: repetition.count,
-                              repetitionRealtimeMicroseconds: happened, repetitionLateMilliseconds: late))
+        LoopEvents.counted(repetition, leds: &outputs.leds, summary: &summary, layout: layout, logger: logger, at: now)
     }
 
     // MARK: LEDs, timers, signals

@@ -21,9 +21,11 @@ public struct LEDLayout: Sendable, Equatable {
     public var actionCount: Int { actionLabels.count }
 
     /// The LED index of an action label, or nil when that action has no LED (it then shows like
-    /// `other`). A linear scan over a handful of labels: no hashing, no allocation.
+    /// `other`). A linear scan over a handful of labels: no hashing, no allocation (written out
+    /// because a debug build's unspecialised `firstIndex(of:)` allocates on every call).
     public func index(ofAction label: String) -> Int? {
-        actionLabels.firstIndex(of: label)
+        for index in actionLabels.indices where actionLabels[index] == label { return index }
+        return nil
     }
 
     /// The indication for a confident prediction of `label`.

@@ -20,8 +20,19 @@ extension ByteBuffer {
     public mutating func encodeJournalEntry(
         level: LogLevel, message: String, fields: LogFields, identifier: String, location: SourceLocation
     ) {
+        var message = message
+        message.withUTF8 {
+            encodeJournalEntry(level: level, message: UnsafeRawBufferPointer($0), fields: fields, identifier: identifier, location: location)
+        }
+    }
+
+    /// `encodeJournalEntry` for a message given as its UTF-8 bytes.
+    public mutating func encodeJournalEntry(
+        level: LogLevel, message: UnsafeRawBufferPointer, fields: LogFields, identifier: String, location: SourceLocation
+    ) {
         removeAll()
-        appendJournalField("MESSAGE", message)
+        append("MESSAGE")
+        appendJournalValue(message)
         append("PRIORITY=")
         append(integer: level.journalPriority)
         append(UInt8(ascii: "\n"))
@@ -58,6 +69,12 @@ extension ByteBuffer {
     /// the protocol's binary-safe form would carry a newline, but a message that is one entry must
     /// also read as one line wherever the journal shows it (`journalctl`, a console).
     mutating func appendJournalValue(_ value: String) {
+        var value = value
+        value.withUTF8 { appendJournalValue(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `appendJournalValue` for a value given as its UTF-8 bytes.
+    mutating func appendJournalValue(_ value: UnsafeRawBufferPointer) {
         append(UInt8(ascii: "="))
         appendEscapingControls(value)
         append(UInt8(ascii: "\n"))
@@ -68,6 +85,12 @@ extension ByteBuffer {
     /// fields as `KEY=value`. Always one line: control characters in the message and the fields are
     /// escaped, so no text can start a line of its own with a forged `<N>` prefix.
     public mutating func encodeStandardErrorLine(level: LogLevel, message: String, fields: LogFields) {
+        var message = message
+        message.withUTF8 { encodeStandardErrorLine(level: level, message: UnsafeRawBufferPointer($0), fields: fields) }
+    }
+
+    /// `encodeStandardErrorLine` for a message given as its UTF-8 bytes.
+    public mutating func encodeStandardErrorLine(level: LogLevel, message: UnsafeRawBufferPointer, fields: LogFields) {
         removeAll()
         appendPriorityPrefix(level)
         appendEscapingControls(message)
@@ -108,6 +131,24 @@ extension ByteBuffer {
             return
         }
         for scalar in text.unicodeScalars { appendEscapingControls(scalar) }
+    }
+
+    /// `appendEscapingControls` for text given as its UTF-8 bytes, decoded without allocating (a
+    /// byte sequence that is not UTF-8 becomes U+FFFD, as `String(decoding:)` would make it).
+    public mutating func appendEscapingControls(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            append(bytes)
+            return
+        }
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): appendEscapingControls(scalar)
+            case .error: appendEscapingControls(Unicode.Scalar(0xFFFD)!)
+            case .emptyInput: return
+            }
+        }
     }
 
     private mutating func appendEscapingControls(_ scalar: Unicode.Scalar) {

@@ -98,6 +98,14 @@ public struct LogFields: Sendable, Equatable {
     /// `REP_LATE_MS`: how long after it happened a repetition was counted, when it was credited
     /// late (seen before the classifier named the exercise); absent when counted as it happened.
     public var repetitionLateMilliseconds: Int?
+    /// `PERSONS`: people in view (on `camera` entries about people; in summaries the most on one frame).
+    public var persons: Int?
+    /// `BRIGHTNESS`: the picture's mean brightness, 0–255 (on `camera` entries about a too-dark picture).
+    public var brightness: Int?
+    /// `EPISODE_FAILURES`: failures in an error episode, on the entry that ends it.
+    public var episodeFailures: Int?
+    /// `EPISODE_SECONDS`: how long an error episode lasted, 1 decimal, on the entry that ends it.
+    public var episodeSeconds: Double?
     /// Any other fields (summaries, configuration details).
     public var extra: [LogField]
 
@@ -105,6 +113,7 @@ public struct LogFields: Sendable, Equatable {
         event: LogEvent? = nil, action: String? = nil, confidence: Double? = nil, reps: Int? = nil,
         fps: Double? = nil, droppedFrames: Int? = nil, inferenceMilliseconds: Double? = nil,
         repetitionRealtimeMicroseconds: Int? = nil, repetitionLateMilliseconds: Int? = nil,
+        persons: Int? = nil, brightness: Int? = nil, episodeFailures: Int? = nil, episodeSeconds: Double? = nil,
         extra: [LogField] = []
     ) {
         self.event = event
@@ -116,6 +125,10 @@ public struct LogFields: Sendable, Equatable {
         self.inferenceMilliseconds = inferenceMilliseconds
         self.repetitionRealtimeMicroseconds = repetitionRealtimeMicroseconds
         self.repetitionLateMilliseconds = repetitionLateMilliseconds
+        self.persons = persons
+        self.brightness = brightness
+        self.episodeFailures = episodeFailures
+        self.episodeSeconds = episodeSeconds
         self.extra = extra
     }
 
@@ -131,6 +144,10 @@ public struct LogFields: Sendable, Equatable {
         if let inferenceMilliseconds { body("INFERENCE_MS", nil, .decimal(inferenceMilliseconds, fractionDigits: 2)) }
         if let repetitionRealtimeMicroseconds { body("REP_REALTIME_USEC", nil, .integer(repetitionRealtimeMicroseconds)) }
         if let repetitionLateMilliseconds { body("REP_LATE_MS", nil, .integer(repetitionLateMilliseconds)) }
+        if let persons { body("PERSONS", nil, .integer(persons)) }
+        if let brightness { body("BRIGHTNESS", nil, .integer(brightness)) }
+        if let episodeFailures { body("EPISODE_FAILURES", nil, .integer(episodeFailures)) }
+        if let episodeSeconds { body("EPISODE_SECONDS", nil, .decimal(episodeSeconds, fractionDigits: 1)) }
         for field in extra { body(nil, field.name, field.value) }
     }
 }

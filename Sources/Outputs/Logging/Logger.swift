@@ -36,6 +36,8 @@ public final class LogRecorder {
 ///
 /// One logger belongs to the frame loop's thread; it reuses one buffer for every entry, so logging
 /// allocates nothing beyond what the caller's message itself needs once the buffer has grown to fit.
+/// A message with numbers or names in it is composed straight into a second reused buffer
+/// (`log(_:_:composing:)`): an interpolated `String` over 15 bytes is a heap allocation.
 public final class Logger {
     /// Entries below this level are not evaluated at all.
     public var level: LogLevel
@@ -55,6 +57,8 @@ public final class Logger {
     /// on unheard. A full non-blocking stream (EAGAIN) only drops the entry (`droppedEntries`).
     public private(set) var lostOutput: Errno?
     private var buffer = ByteBuffer(capacity: 16 * 1024)
+    /// Where `log(_:_:composing:)` composes a message (the entry is then encoded into `buffer`).
+    private var messageBuffer = ByteBuffer(capacity: 1024)
 
     /// A logger writing to `destination`.
     public init(identifier: String = "posewatch", level: LogLevel = .info, destination: LogDestination) {
@@ -85,6 +89,25 @@ public final class Logger {
     ) {
         guard level >= self.level else { return }
         write(level, message(), fields(), SourceLocation(file: file, function: function, line: line))
+    }
+
+    /// Logs a message that `compose` appends to the buffer it is given (text, `append(integer:)`,
+    /// `append(decimal:fractionDigits:)`), with `fields`, at `level`: the frame loop's per-event
+    /// entries, which must not allocate. The buffer is the logger's own, reused for every such
+    /// message; neither closure runs when the level is disabled.
+    @inline(__always)
+    public func log(
+        _ level: LogLevel, _ fields: @autoclosure () -> LogFields = LogFields(),
+        file: StaticString = #fileID, function: StaticString = #function, line: UInt = #line,
+        composing compose: (inout ByteBuffer) -> Void
+    ) {
+        guard level >= self.level else { return }
+        messageBuffer.removeAll()
+        compose(&messageBuffer)
+        let fields = fields()
+        messageBuffer.withBytes { message in
+            write(level, message, fields, SourceLocation(file: file, function: function, line: line))
+        }
     }
 
     public func trace(_ message: @autoclosure () -> String, _ fields: @autoclosure () -> LogFields = LogFields(),
@@ -137,12 +160,18 @@ public final class Logger {
         guard let end = episode.recordSuccess(at: now) else { return }
         guard isEnabled(.notice) else { return }
         var allFields = fields()
-        allFields.extra.append(LogField("EPISODE_FAILURES", .integer(end.failures)))
-        allFields.extra.append(LogField("EPISODE_SECONDS", .decimal(end.seconds, fractionDigits: 1)))
+        allFields.episodeFailures = end.failures
+        allFields.episodeSeconds = end.seconds
         write(.notice, message(), allFields, SourceLocation(file: file, function: function, line: line))
     }
 
     private func write(_ level: LogLevel, _ message: String, _ fields: LogFields, _ location: SourceLocation) {
+        var message = message
+        message.withUTF8 { write(level, UnsafeRawBufferPointer($0), fields, location) }
+    }
+
+    /// Writes one entry whose message is the UTF-8 bytes `message`.
+    private func write(_ level: LogLevel, _ message: UnsafeRawBufferPointer, _ fields: LogFields, _ location: SourceLocation) {
         switch destination {
         case .journal(let socket):
             buffer.encodeJournalEntry(level: level, message: message, fields: fields, identifier: identifier, location: location)
@@ -158,11 +187,11 @@ public final class Logger {
         case .standardError(let fileDescriptor):
             writeLine(level, message, fields, to: fileDescriptor)
         case .memory(let recorder):
-            recorder.record(LogRecorder.Entry(level: level, message: message, fields: fields))
+            recorder.record(LogRecorder.Entry(level: level, message: String(decoding: message, as: UTF8.self), fields: fields))
         }
     }
 
-    private func writeLine(_ level: LogLevel, _ message: String, _ fields: LogFields, to fileDescriptor: Int32) {
+    private func writeLine(_ level: LogLevel, _ message: UnsafeRawBufferPointer, _ fields: LogFields, to fileDescriptor: Int32) {
         buffer.encodeStandardErrorLine(level: level, message: message, fields: fields)
         let failure: Errno? = buffer.withBytes { bytes in
             var remaining = bytes

@@ -105,7 +105,6 @@ public struct RunSummary: Sendable {
         var extra: [LogField] = [
             LogField("FRAMES", .integer(frames)),
             LogField("DROPPED_FRAMES_TOTAL", .integer(totalDroppedFrames)),
-            LogField("PERSONS", .integer(mostPeopleInView)),
         ]
         if let p99 = inferenceMilliseconds(percentile: 0.99) {
             extra.append(LogField("INFERENCE_P99_MS", .decimal(p99, fractionDigits: 2)))
@@ -116,7 +115,7 @@ public struct RunSummary: Sendable {
         }
         return LogFields(
             event: .summary, fps: framesPerSecond(at: now), droppedFrames: droppedFrames,
-            inferenceMilliseconds: inferenceMilliseconds(percentile: 0.5), extra: extra)
+            inferenceMilliseconds: inferenceMilliseconds(percentile: 0.5), persons: mostPeopleInView, extra: extra)
     }
 
     /// Starts a new interval at `now` (after logging a summary): frames, drops and the histogram

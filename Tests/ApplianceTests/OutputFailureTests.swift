@@ -18,29 +18,9 @@ import Testing
     /// Runs `script` in bash with `$POSEWATCH` naming the binary; stdout and stderr each to a file.
     func shell(_ script: String) throws -> (status: Int32, output: String, error: String) {
         let output = directory + "/stdout", error = directory + "/stderr"
-        let arguments = ["/bin/bash", "-c", script]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let environment = ["POSEWATCH=\(PosewatchProcess.binary)", "PATH=/usr/bin:/bin", "LC_ALL=C"]
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { envp.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        try #require(posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, &envp) == 0)
+        let pid = try launchWithDefaultSignals(["/bin/bash", "-c", script],
+                                               environment: ["POSEWATCH=\(PosewatchProcess.binary)", "PATH=/usr/bin:/bin", "LC_ALL=C"],
+                                               standardOutput: output, standardError: error)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         // bash reports a child killed by signal N as 128 + N.
@@ -95,13 +75,7 @@ import Testing
     }
 
     /// An empty room (mid-grey) for `run --input`.
-    func emptyRoomClip(seconds: Int) -> String {
-        let path = directory + "/room.y4m"
-        var bytes = Array("YUV4MPEG2 W64 H48 F15:1 Ip A1:1 C420jpeg\n".utf8)
-        for _ in 0..<(seconds * 15) { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: 64 * 48 * 3 / 2) }
-        write(bytes, to: path)
-        return path
-    }
+    func emptyRoomClip(seconds: Int) -> String { makeEmptyRoomClip(seconds: seconds, at: directory + "/room.y4m") }
 
     func runConfig(_ moveNet: String) -> String {
         let path = directory + "/posewatch.toml"

@@ -33,16 +33,8 @@ func boundDatagramSocket(at path: String) -> Int32 {
     let scratch = ScratchDirectory("posewatch-run-test")
     var directory: String { scratch.path }
 
-    /// A grey 4:2:0 Y4M clip (nobody in it) of `seconds` at 15 fps.
-    func writeEmptyRoomClip(seconds: Int) -> String {
-        let path = directory + "/room.y4m"
-        var bytes = Array("YUV4MPEG2 W64 H48 F15:1 Ip A1:1 C420jpeg\n".utf8)
-        for _ in 0..<(seconds * 15) { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: 64 * 48 * 3 / 2) }
-        let file = fopen(path, "wb")!
-        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, bytes.count, file) }
-        fclose(file)
-        return path
-    }
+    /// A grey clip (nobody in it) of `seconds` at 15 fps.
+    func writeEmptyRoomClip(seconds: Int) -> String { makeEmptyRoomClip(seconds: seconds, at: directory + "/room.y4m") }
 
     func writeConfig(_ moveNet: String) -> String {
         let path = directory + "/posewatch.toml"
@@ -100,29 +92,8 @@ func boundDatagramSocket(at path: String) -> Int32 {
 
     /// Starts `posewatch run` on `clip` with console LEDs, stdout to /dev/null and stderr to `stderr`.
     func spawnRun(clip: String, config: String, stderr: String) throws -> pid_t {
-        var pid: pid_t = 0
-        let arguments = [PosewatchProcess.binary, "run", "--input", clip, "--leds", "console", "--config", config]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        // Start it the way systemd does: no signal blocked, default dispositions. (The test runner
-        // blocks signals on its threads, and a child inherits that mask, which would hide a thread
-        // of posewatch that lets SIGTERM kill it instead of reaching the loop's signalfd.)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        try #require(posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ) == 0)
-        return pid
+        try launchWithDefaultSignals([PosewatchProcess.binary, "run", "--input", clip, "--leds", "console", "--config", config],
+                                     standardOutput: "/dev/null", standardError: stderr)
     }
 
     func contents(of path: String) -> String {

@@ -194,13 +194,12 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
                 logger.notice("frames are flowing", LogFields(event: .camera))
             }
         case .cameraLost(let error):
-            outputs.isCameraLost = true
-            outputs.lastProgress = now
+            outputs.cameraLost(at: now)
             outputs.leds.setStatus(.cameraLost, at: now)
             outputs.leds.show(.noPerson, at: now)
             logger.error(in: &cameraErrors, at: now, "camera lost: \(error); retrying", LogFields(event: .camera))
         case .cameraBack:
-            outputs.isCameraLost = false
+            outputs.cameraBack(at: now)
             outputs.leds.setStatus(.healthy, at: now)
             logger.recovered(from: &cameraErrors, at: now, "camera is back", LogFields(event: .camera))
         case .endOfStream:

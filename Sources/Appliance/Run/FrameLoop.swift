@@ -398,6 +398,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         estimator.orientation = fresh.frameOrientation
         logger.level = fresh.logLevel
         outputs.maxStallNanoseconds = Int64(fresh.watchdogMaxStallSeconds * 1e9)
+        // A shorter summary interval applies from the reload: the next summary is due at most one
+        // new interval away, not after what is left of the old one (up to an hour).
+        if fresh.summaryIntervalSeconds < configuration.summaryIntervalSeconds {
+            nextSummary = min(nextSummary, MonotonicInstant.now() + .seconds(Int64(fresh.summaryIntervalSeconds)))
+        }
         configuration = fresh
         let note = needsRestart.isEmpty ? "" : "; restart posewatch to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("config reloaded\(note)", LogFields(event: .config))

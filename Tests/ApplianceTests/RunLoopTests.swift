@@ -372,6 +372,31 @@ struct CountingLEDLines: LEDLines {
         #expect(unwatched.driver.lines.writes > 0)
     }
 
+    /// The VM soak (issue 43) found posewatch restarted by the watchdog after a camera came back
+    /// from an unplug longer than `watchdog.max_stall`: the stall was counted from the loss.
+    @Test func theStallClockStartsAgainWhenTheCameraComesBack() throws {
+        let clock = ManualClock()
+        let (fd, notifier) = try notifier()
+        defer { close(fd) }
+        var outputs = TimedOutputs(lines: CountingLEDLines(), layout: Self.layout, notifier: notifier,
+                                   watchdog: WatchdogSchedule(timeoutNanoseconds: 2_000_000_000), maxStallSeconds: 1.5,
+                                   logger: Logger(destination: .memory(LogRecorder())), operatorsPerClockRead: 1,
+                                   clock: clock.read)
+        outputs.service(at: clock.read())
+        // Unplugged for 5 s, more than the 1.5 s limit: fed throughout (at 0, 1, 2, 3, 4 and 5 s).
+        outputs.cameraLost(at: clock.read())
+        runInference(&outputs, clock: clock, operators: 500, millisecondsEach: 10)
+        #expect(received(fd).count == 6)
+        // Back at 5 s; the first frame after it is still in its inference at 6.2 s, 1.2 s later:
+        // within the limit, so the ping at 6 s is sent.
+        outputs.cameraBack(at: clock.read())
+        runInference(&outputs, clock: clock, operators: 120, millisecondsEach: 10)
+        #expect(received(fd).count == 1)
+        // Still no frame at 7 s, 2 s after the return: now it is a stall, and the pings stop.
+        runInference(&outputs, clock: clock, operators: 100, millisecondsEach: 10)
+        #expect(received(fd).isEmpty)
+    }
+
     static var allocationCounter: (@convention(c) () -> UInt64)? {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pw_thread_allocation_count") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) () -> UInt64).self)

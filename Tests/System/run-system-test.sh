@@ -20,20 +20,39 @@
 #   POSEWATCH_MODEL        MoveNet file (default ../shared/models/ next to the checkout)
 #   POSEWATCH_CLASSIFIER   an action classifier file to package (overrides the one built into the
 #                          binary; default: none)
-#   SYSTEST_QEMU_TIMEOUT   hard limit for the VM in seconds (default 420 amd64, 1200 arm64)
+#   SYSTEST_QEMU_TIMEOUT   hard limit for the VM in seconds (default 420 amd64, 1200 arm64, plus
+#                          the soak's length and a margin)
+#   SYSTEST_SOAK           the fault soak's profile, as --soak= (default short)
 #   SYSTEST_NO_APT=1       do not apt-get install host tools (they must be there)
 # Needs root (debootstrap, cpio with owners, module build). Runs one VM at a time (flock).
 set -euo pipefail
 
-arch=amd64 prepare_only=""
+arch=amd64 prepare_only="" soak=${SYSTEST_SOAK:-short}
+usage="usage: $0 [amd64|arm64] [--prepare|--prepare-kernel] [--soak=short|long|none|SECONDS|MINUTESm|HOURSh]"
 for a in "$@"; do
     case "$a" in
         amd64|arm64) arch=$a ;;
         --prepare) prepare_only=1 ;;   # only fill the caches (kernel, gpio-sim.ko, userland)
         --prepare-kernel) prepare_only=kernel ;;   # only the kernel and gpio-sim.ko (no emulation)
-        *) echo "usage: $0 [amd64|arm64] [--prepare|--prepare-kernel]" >&2; exit 2 ;;
+        --soak=*) soak=${a#--soak=} ;;  # the fault soak after the checks (guest/systest-soak.sh)
+        *) echo "$usage" >&2; exit 2 ;;
     esac
 done
+# The fault soak's length in seconds (issue 43): short is CI's profile (every fault once, about
+# three minutes), long the two-hour one; 0 runs none.
+case "$soak" in
+    short) soak_seconds=120 ;;
+    long) soak_seconds=7200 ;;
+    none) soak_seconds=0 ;;
+    *) if [[ $soak =~ ^([0-9]{1,6})([mh]?)$ ]]; then
+           unit=${BASH_REMATCH[2]:-s}; declare -A per=([s]=1 [m]=60 [h]=3600)
+           soak_seconds=$(( 10#${BASH_REMATCH[1]} * ${per[$unit]} ))
+       else soak_seconds=-1; fi ;;
+esac
+if [ "$soak_seconds" -lt 0 ] || [ "$soak_seconds" -gt 172800 ]; then
+    printf '%s: --soak=%q: want short, long, none, or a duration such as 600, 45m or 2h (at most 48h)\n' "$0" "$soak" >&2
+    exit 2
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 cache=${POSEWATCH_SYSTEST_CACHE:-/var/cache/posewatch-ci/systest-$arch}
@@ -43,16 +62,20 @@ model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
 # A worktree elsewhere (e.g. /work/wt-*) sits next to /work/shared too.
 [ -n "${POSEWATCH_MODEL:-}" ] || [ -f "$model" ] || model=/work/shared/models/$model_name
 
+# The VM's limit grows with the soak: its length, plus its faults' bounded waits (the short one's
+# back-to-back faults take about three minutes on their own), plus a tenth for a loaded host.
+soak_margin=0
+[ "$soak_seconds" -gt 0 ] && soak_margin=$(( soak_seconds + soak_seconds / 10 + 420 ))
 case "$arch" in
     amd64)
         # bookworm: the CI machines are Debian 12 and the amd64 .deb is built against its libraries.
         suite=bookworm; kflavour=amd64; kcc=gcc-12
-        qemu_pkg=qemu-system-x86; qemu_timeout=${SYSTEST_QEMU_TIMEOUT:-420}
+        qemu_pkg=qemu-system-x86; qemu_timeout=${SYSTEST_QEMU_TIMEOUT:-$(( 420 + soak_margin ))}
         ;;
     arm64)
         # trixie: the arm64 binary comes from .ci/check-arm64.sh's emulated Debian 13 root (libgpiod v2).
         suite=trixie; kflavour=arm64; kcc=aarch64-linux-gnu-gcc
-        qemu_pkg=qemu-system-arm; qemu_timeout=${SYSTEST_QEMU_TIMEOUT:-1200}
+        qemu_pkg=qemu-system-arm; qemu_timeout=${SYSTEST_QEMU_TIMEOUT:-$(( 1200 + soak_margin ))}
         ;;
 esac
 
@@ -315,7 +338,11 @@ overlay() {
     install -m 644 "$model" "$o/var/lib/posewatch/$model_name"
     install -m 755 "$here/guest/systest-guest.sh" "$o/usr/local/sbin/systest-guest"
     install -m 644 "$here/guest/systest-guest-run.sh" "$o/usr/local/sbin/systest-guest-run"
+    install -m 644 "$here/guest/systest-soak.sh" "$o/usr/local/sbin/systest-soak"
     install -m 644 "$here/guest/posewatch-systest.service" "$o/etc/systemd/system/"
+    # The harness unit's own limit must outlast the soak; the VM's limit stays the last resort.
+    install -d -m 755 "$o/etc/systemd/system/posewatch-systest.service.d"
+    printf '[Service]\nTimeoutStartSec=%s\n' "$qemu_timeout" > "$o/etc/systemd/system/posewatch-systest.service.d/soak.conf"
     ln -s /etc/systemd/system/posewatch-systest.service "$o/etc/systemd/system/multi-user.target.wants/"
     (cd "$o" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) > "$work/overlay.cpio"
     cat "$rootfs_cpio" "$work/overlay.cpio" > "$work/initrd.cpio"
@@ -346,7 +373,7 @@ boot() {
     fi
     q+=(-display none -monitor none -no-reboot -nic none)
     q+=(-kernel "$kdir/vmlinuz" -initrd "$work/initrd.cpio"
-        -append "console=$cons panic=-1 loglevel=3 rdinit=/sbin/init systemd.show_status=0 systemd.log_level=warning systest.artifacts=$artifacts_port")
+        -append "console=$cons panic=-1 loglevel=3 rdinit=/sbin/init systemd.show_status=0 systemd.log_level=warning systest.artifacts=$artifacts_port systest.soak=$soak_seconds")
     printf '%q ' "${q[@]}" > "$work/qemu.cmd"; echo >> "$work/qemu.cmd"
     log "booting $suite $arch ($kver) under TCG, limit ${qemu_timeout}s"
     : > "$work/console.log"
@@ -355,7 +382,7 @@ boot() {
     # Follow the console live so a CI log shows progress even if the VM hangs; tail ends by itself
     # when the VM (its timeout wrapper) does.
     tail --pid="$qemu_pid" -s 0.5 -n +1 -F "$work/console.log" 2>/dev/null | sed -u "$strip_prefix" \
-        | grep --line-buffered -aE '^(PASS|FAIL|SKIP|INFO):|^=== systest' &
+        | grep --line-buffered -aE '^(PASS|FAIL|SKIP|INFO):|^=== (systest|soak)' &
     tail_pid=$!
     local rc=0
     wait "$qemu_pid" || rc=$?
@@ -398,6 +425,15 @@ grep -aE '^(PASS|FAIL|SKIP):' "$work/console.txt" || true
 [ "$finished" = yes ] || echo "FAIL: the guest harness did not finish (see $work/console.log)"
 timings=""
 for p in host-tools build apt kernel userland overlay vm; do timings="$timings $p=${phase_seconds[$p]:-0}s"; done
+# The soak's table last, so it is the one table at the end of the output.
+if grep -aq '^SOAK|' "$work/console.txt"; then
+    echo
+    grep -a '^=== soak table' "$work/console.txt" | tail -1
+    grep -a '^SOAK|' "$work/console.txt" | sed 's/^SOAK//' | tee "$work/soak-table.md"
+elif [ "$soak_seconds" -gt 0 ]; then
+    echo "FAIL: soak: no table (the guest did not get to the end of the soak; see $work/console.log)"
+    fails=$((fails + 1))
+fi
 summary="SUMMARY arch=$arch kernel=$kver pass=$passes fail=$fails skip=$skips finished=$finished total=$(elapsed)s$timings"
 echo "$summary" | tee "$work/summary.txt"
 echo "logs: $work/console.log (serial), $work/artifacts.log (guest journal), $work/build.log"

@@ -192,13 +192,12 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
                 logger.notice("frames are flowing", LogFields(event: .camera))
             }
         case .cameraLost(let error):
-            outputs.isCameraLost = true
-            outputs.lastProgress = now
+            outputs.cameraLost(at: now)
             outputs.leds.setStatus(.cameraLost, at: now)
             outputs.leds.show(.noPerson, at: now)
             logger.error(in: &cameraErrors, at: now, "camera lost: \(error); retrying", LogFields(event: .camera))
         case .cameraBack:
-            outputs.isCameraLost = false
+            outputs.cameraBack(at: now)
             outputs.leds.setStatus(.healthy, at: now)
             logger.recovered(from: &cameraErrors, at: now, "camera is back", LogFields(event: .camera))
         case .endOfStream:
@@ -349,6 +348,11 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         estimator.orientation = fresh.frameOrientation
         logger.level = fresh.logLevel
         outputs.maxStallNanoseconds = Int64(fresh.watchdogMaxStallSeconds * 1e9)
+        // A shorter summary interval applies from the reload: the next summary is due at most one
+        // new interval away, not after what is left of the old one (up to an hour).
+        if fresh.summaryIntervalSeconds < configuration.summaryIntervalSeconds {
+            nextSummary = min(nextSummary, MonotonicInstant.now() + .seconds(Int64(fresh.summaryIntervalSeconds)))
+        }
         configuration = fresh
         let note = needsRestart.isEmpty ? "" : "; restart posewatch to apply \(needsRestart.joined(separator: ", "))"
         logger.notice("config reloaded\(note)", LogFields(event: .config))

@@ -78,6 +78,22 @@ struct TimedOutputs<Lines: LEDLines & ~Copyable>: ~Copyable {
         }
     }
 
+    /// The camera is known lost: the loop retries it, which is progress of its own kind (the
+    /// watchdog stays fed while it does).
+    mutating func cameraLost(at now: MonotonicInstant) {
+        isCameraLost = true
+        lastProgress = now
+    }
+
+    /// The camera is back: the stall clock starts again from `now`, as at start-up, so the first
+    /// frame after an unplug has the whole `maxStallNanoseconds` to arrive. (Counted from the loss
+    /// instead, an unplug longer than the limit stopped the pings at once, and systemd restarted
+    /// posewatch unless a frame was processed within WatchdogSec of the camera's return.)
+    mutating func cameraBack(at now: MonotonicInstant) {
+        isCameraLost = false
+        lastProgress = now
+    }
+
     /// Sends `WATCHDOG=1` when it is due, unless the loop has stalled.
     mutating func pingWatchdogIfDue(at now: MonotonicInstant) {
         guard let watchdog, now >= nextWatchdogPing else { return }

@@ -337,6 +337,12 @@ else
     . /usr/local/sbin/systest-guest-run
 fi
 
+# ------------------------------------------------------------------ the fault soak (issue 43)
+# systest.soak=SECONDS on the kernel command line (run-system-test.sh --soak=…; 0: none).
+if [ "$(sed -n 's/.*systest\.soak=\([0-9]*\).*/\1/p' /proc/cmdline)" -gt 0 ] 2>/dev/null; then
+    if [ $HAVE_RUN = yes ]; then . /usr/local/sbin/systest-soak; else skip "fault soak (needs posewatch run)"; fi
+fi
+
 # ------------------------------------------------------------------ artifacts and the end
 journalctl --sync
 artifact "journal (posewatch, json)" journalctl -u posewatch.service -o json --no-pager

@@ -3,7 +3,8 @@ import PoseEstimation
 
 /// Counts repetitions of the current action in a stream of poses, online, and keeps cumulative counts
 /// per action and per session. The frame loop and replay call this type; it runs three parts, each
-/// in its own file (the Python reference `training/counter/counter.py` mirrors them):
+/// in its own file (the Python reference mirrors them: `training/counter/counter.py`,
+/// `counter_rule.py`, `counter_ledger.py` and `learned/count.py`'s `PhaseNetPath`):
 /// - `RepetitionMotionRule`: poses → one motion signal → sides → repetitions, for every label;
 /// - `RepetitionPhaseNetPath` (with a phase net): a learned net's phase → repetitions, for
 ///   `configuration.phaseLabels` (the rule's repetitions of those labels are then not counted);

@@ -123,7 +123,7 @@ final class RepetitionLedger {
 
     /// Counts one repetition of `action` that happened at `time`, credited on the current frame.
     /// The rule's repetitions (`byNet` false) of the labels the net counts are not counted: every
-    /// path of the rule counts through here. Python: `count(…, phase=…)`.
+    /// path of the rule counts through here. Python: `Ledger.count(…, phase=…)` (counter_ledger.py).
     func count(_ action: ActionLabel, at time: Double, byNet: Bool = false) {
         if !byNet, countsWithNet(action) { return }
         guard let index = action.countableIndex else { return }

@@ -10,7 +10,8 @@ import PoseEstimation
 /// torso's height; and whether the camera zoomed or cut (the body's bones `zoomFactor` times larger
 /// or smaller from one pose to the next, confirmed by the pose after). Mirror-invariance matters:
 /// detectors swap sides, and an alternating lunge is one repetition per leg, not one per pair.
-/// Missing joints hold their last confident position. Allocation-free after `init`.
+/// Missing joints hold their last confident position. Allocation-free after `init`. Python:
+/// `MotionRule.features` (training/counter/counter_rule.py).
 final class RepetitionMotionFeatures {
     /// Numbers per pose: nose (2) + six pair midpoints (12) + six pair differences (12).
     static let count = 26

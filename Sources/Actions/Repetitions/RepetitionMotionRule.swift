@@ -19,7 +19,7 @@ import PoseEstimation
 /// 4. A camera zoom or cut, or the person leaving, restarts everything (`resetMotion`); a joint
 ///    first seen during the warm-up restarts the window.
 /// Per frame it reads the window four times (26 × 90 multiply-adds each); every buffer is
-/// allocated in `init`. Not thread-safe.
+/// allocated in `init`. Not thread-safe. Python: `MotionRule` (training/counter/counter_rule.py).
 final class RepetitionMotionRule {
     let configuration: RepetitionCounterConfiguration
     private let ledger: RepetitionLedger

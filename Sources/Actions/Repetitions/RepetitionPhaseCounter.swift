@@ -240,7 +240,7 @@ final class RepetitionPhaseNetPath {
 
     /// One net frame. A window the net fails on (only a model damaged in a way its test run at load
     /// did not show) reads as "not repeating". Each repetition happened `frame - event.frame` net
-    /// frames before `timestamp`. Python: `_process`'s `self.phase` block.
+    /// frames before `timestamp`. Python: `PhaseNetPath.process` (learned/count.py).
     private func step(pose: Pose?, timestamp: Double, action: ActionLabel?, ledger: RepetitionLedger) {
         frame += 1
         let row = features.update(with: pose)

@@ -7,8 +7,8 @@ import PoseEstimation
 /// Takes: each frame's timestamp, usable pose and label. Gives: its repetitions to the set
 /// bookkeeping (`RepetitionLedger`): counted under an exercise's label, kept while none is named.
 /// 1. Features (`RepetitionMotionFeatures`) over a sliding window (`windowSeconds`); the window's
-///    first principal axis (two warm-started power iterations per frame; the vertical features
-///    only under `verticalLabels`) turns each into one number.
+///    first principal axis (`RepetitionMotionAxis`; the vertical features only under
+///    `verticalLabels`) turns each into one number.
 /// 2. That signal, smoothed, is "far" above `maximum − h·range` of the window and "near" below
 ///    `minimum + h·range` (hysteresis); the side it first settles on is the rest pose. A
 ///    repetition counts when the signal is back (`countsAtReturn`) or has kept still on the far
@@ -32,13 +32,8 @@ final class RepetitionMotionRule {
     private let window: UnsafeMutablePointer<Float>
     private var nextRow = 0
     private var rows = 0
-    /// The window's mean (per feature), the principal axis and a scratch vector.
-    private let mean: UnsafeMutablePointer<Double>
-    private let axis: UnsafeMutablePointer<Double>
-    private let scratch: UnsafeMutablePointer<Double>
-    private var hasAxis = false
-    /// The window projected on the axis, oldest first.
-    private let projection: UnsafeMutablePointer<Double>
+    /// The window's principal axis and its projection on it (the one signal).
+    private let signal: RepetitionMotionAxis
     /// Each ring row's timestamp, leg height and torso height (`RepetitionMotionFeatures.hold`).
     private let times: UnsafeMutablePointer<Double>
     private let legHeights: UnsafeMutablePointer<Double>
@@ -84,14 +79,7 @@ final class RepetitionMotionRule {
         let width = RepetitionMotionFeatures.count
         window = .allocate(capacity: capacity * width)
         window.initialize(repeating: 0, count: capacity * width)
-        mean = .allocate(capacity: width)
-        mean.initialize(repeating: 0, count: width)
-        axis = .allocate(capacity: width)
-        axis.initialize(repeating: 0, count: width)
-        scratch = .allocate(capacity: width)
-        scratch.initialize(repeating: 0, count: width)
-        projection = .allocate(capacity: capacity)
-        projection.initialize(repeating: 0, count: capacity)
+        signal = RepetitionMotionAxis(capacity: capacity)
         times = .allocate(capacity: capacity)
         times.initialize(repeating: 0, count: capacity)
         legHeights = .allocate(capacity: capacity)
@@ -105,10 +93,6 @@ final class RepetitionMotionRule {
 
     deinit {
         window.deallocate()
-        mean.deallocate()
-        axis.deallocate()
-        scratch.deallocate()
-        projection.deallocate()
         times.deallocate()
         legHeights.deallocate()
         torsoHeights.deallocate()
@@ -121,7 +105,8 @@ final class RepetitionMotionRule {
         lastPoseTime = timestamp
         // A warm-up longer than the window would never end: the full window is enough.
         if rows >= min(configuration.warmUpFrames, capacity) {
-            updateAxisAndProjection(verticalOnly: RepetitionLedger.labelMask(verticalLabelMask, holds: action))
+            signal.update(window: window, rows: rows, oldest: oldestRow,
+                          verticalOnly: RepetitionLedger.labelMask(verticalLabelMask, holds: action))
             decide(timestamp: timestamp, action: action)
         }
     }
@@ -142,7 +127,7 @@ final class RepetitionMotionRule {
     private func restartWindow() {
         rows = 0
         nextRow = 0
-        hasAxis = false
+        signal.restart()
         creditedWarmUp = false
         replaysWholeWindow = false
         side = 0
@@ -195,73 +180,10 @@ final class RepetitionMotionRule {
         return true
     }
 
-    /// The window's principal axis by power iteration on its covariance (as Dᵀ(D·v), which never
-    /// forms the 26 × 26 matrix), warm-started from the last frame's axis, then the window's
-    /// projection on it. `verticalOnly` leaves the horizontal features (the even ones) out: they
-    /// neither steer the axis nor add to the projection, and the axis has no part along them.
-    private func updateAxisAndProjection(verticalOnly: Bool) {
-        let width = RepetitionMotionFeatures.count
-        let used = stride(from: verticalOnly ? 1 : 0, to: width, by: verticalOnly ? 2 : 1)
-        let count = rows
-        let oldest = oldestRow
-        for feature in 0..<width { mean[feature] = 0 }
-        for step in 0..<count {
-            let row = window + ((oldest + step) % capacity) * width
-            for feature in 0..<width { mean[feature] += Double(row[feature]) }
-        }
-        let inverseCount = 1 / Double(count)
-        for feature in 0..<width { mean[feature] *= inverseCount }
-
-        var iterations = 2
-        if !hasAxis {
-            // Start from the feature in use that varies most (an axis along a left-out one would
-            // never move); a few more iterations lock on, and the next frames keep refining (two
-            // per frame), so no frame pays for a full eigen-solve.
-            var best = 0
-            var bestVariance = -1.0
-            for feature in used {
-                var variance = 0.0
-                for step in 0..<count {
-                    let value = Double(window[((oldest + step) % capacity) * width + feature]) - mean[feature]
-                    variance += value * value
-                }
-                if variance > bestVariance { bestVariance = variance; best = feature }
-            }
-            for feature in 0..<width { axis[feature] = feature == best ? 1 : 0 }
-            iterations = 8
-            hasAxis = true
-        }
-        for _ in 0..<iterations {
-            projectWindow(count: count, oldest: oldest, used: used)
-            for feature in 0..<width { scratch[feature] = 0 }
-            for step in 0..<count {
-                let row = window + ((oldest + step) % capacity) * width
-                let weight = projection[step]
-                for feature in used { scratch[feature] += (Double(row[feature]) - mean[feature]) * weight }
-            }
-            var norm = 0.0
-            for feature in 0..<width { norm += scratch[feature] * scratch[feature] }
-            // A window without any motion has no axis: keep the last one.
-            guard norm > 1e-18 else { break }
-            let inverseNorm = 1 / norm.squareRoot()
-            for feature in 0..<width { axis[feature] = scratch[feature] * inverseNorm }
-        }
-        projectWindow(count: count, oldest: oldest, used: used)
-    }
-
-    private func projectWindow(count: Int, oldest: Int, used: StrideTo<Int>) {
-        let width = RepetitionMotionFeatures.count
-        for step in 0..<count {
-            let row = window + ((oldest + step) % capacity) * width
-            var dot = 0.0
-            for feature in used { dot += (Double(row[feature]) - mean[feature]) * axis[feature] }
-            projection[step] = dot
-        }
-    }
-
     /// Smooths the projection, places the thresholds in its range and moves between the sides.
     private func decide(timestamp: Double, action: ActionLabel?) {
         let count = rows
+        let projection = signal.projection
         let span = configuration.smoothingFrames
         let stillFrames = configuration.stillFrames
         var running = 0.0

@@ -1,4 +1,5 @@
 import LinuxSystem
+import PoseEstimation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -189,5 +190,79 @@ public struct RepetitionPhaseCounter: ~Copyable {
             remainder = b < 0 ? -0.0 : 0.0
         }
         return remainder
+    }
+}
+
+/// The phase net's per-frame path inside a `RepetitionCounter`: poses → `RepetitionPhaseFeatures`
+/// → `RepetitionPhaseNet` (two models averaged, the last 3 s of poses: where in a repetition the
+/// person is and how likely they are repeating at all) → `RepetitionPhaseCounter` → repetitions.
+///
+/// Takes: every frame, person or not, with its timestamp and label. Gives: each repetition, with
+/// the time its phase passed the mark, to the set bookkeeping (`RepetitionLedger`), which counts it
+/// under the net's labels (`phaseLabels`), keeps it while no exercise is named and ignores it under
+/// another exercise (the motion rule counts those). Frames skipped in time (a late live loop drops
+/// them; replay never does) go in as frames without a pose, at most a window of them, so the net's
+/// window stays 3 s long. The features, net and counter are `~Copyable`, so they live in this class,
+/// made once; allocation-free after `init`. Not thread-safe.
+final class RepetitionPhaseNetPath {
+    private var features = RepetitionPhaseFeatures()
+    private var net: RepetitionPhaseNet
+    private var counter: RepetitionPhaseCounter
+    private let framesPerSecond: Double
+    /// The net frame being processed (-1 before the first): the phase counter numbers frames the
+    /// same way, so an event's age is `frame - event.frame`.
+    private(set) var frame = -1
+    /// How many windows the net failed on (read as "not repeating").
+    private(set) var failures = 0
+    /// The previous call's timestamp (nil before the first).
+    private var previousTimestamp: Double?
+
+    init(net: consuming RepetitionPhaseNet, frameRate: FrameRate) {
+        self.net = net
+        counter = RepetitionPhaseCounter(frameRate: frameRate)
+        framesPerSecond = frameRate.framesPerSecond
+    }
+
+    /// One frame (and first the frames skipped since the previous call, as frames without a pose);
+    /// its repetitions go to `ledger`.
+    func process(timestamp: Double, pose: Pose?, action: ActionLabel?, ledger: RepetitionLedger) {
+        if let previousTimestamp {
+            let periods = Int(((timestamp - previousTimestamp) * framesPerSecond).rounded())
+            if periods > 1 {
+                for _ in 0..<min(periods - 1, RepetitionPhaseNet.window) {
+                    step(pose: nil, timestamp: timestamp, action: action, ledger: ledger)
+                }
+            }
+        }
+        step(pose: pose, timestamp: timestamp, action: action, ledger: ledger)
+        previousTimestamp = timestamp
+    }
+
+    /// One net frame. A window the net fails on (only a model damaged in a way its test run at load
+    /// did not show) reads as "not repeating". Each repetition happened `frame - event.frame` net
+    /// frames before `timestamp`. Python: `PhaseNetPath.process` (learned/count.py).
+    private func step(pose: Pose?, timestamp: Double, action: ActionLabel?, ledger: RepetitionLedger) {
+        frame += 1
+        let row = features.update(with: pose)
+        let output: RepetitionPhaseOutput
+        do {
+            output = try net.process(row)
+        } catch {
+            failures += 1
+            output = RepetitionPhaseOutput(cos: 0, sin: 0, repeating: 0)
+        }
+        for event in counter.process(output) {
+            let time = timestamp - Double(frame - event.frame) / framesPerSecond
+            ledger.netRepetition(at: time, seenAt: timestamp, action: action)
+        }
+    }
+
+    /// As at the start of a stream.
+    func reset() {
+        features.reset()
+        net.reset()
+        counter.reset()
+        frame = -1
+        previousTimestamp = nil
     }
 }

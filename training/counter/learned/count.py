@@ -90,3 +90,21 @@ class PhaseCounter:
         if len(self.recent) > self.credit:
             self.recent.pop(0)
         return events
+
+
+class PhaseNetPath:
+    """The phase net's path in the counter (Swift: RepetitionPhaseNetPath, beside
+    RepetitionPhaseCounter): the net's outputs for the frames to come (one per frame, person or
+    not) through a PhaseCounter; each repetition, at the frame its phase passed the mark, goes to
+    the set bookkeeping (counter_ledger.Ledger.net_repetition)."""
+
+    def __init__(self, outputs, fps=15.0):
+        self.fps = fps
+        self.counter = PhaseCounter(fps)
+        self.outputs = outputs
+        self.frame = -1
+
+    def process(self, t, action, ledger):
+        self.frame += 1
+        for index in self.counter.step(self.outputs[self.frame]):
+            ledger.net_repetition(action, t, index / self.fps)

@@ -64,7 +64,7 @@ private func makeCounter(withNet: Bool) throws -> RepetitionCounter {
         #expect(events > 0)
         // A report, not a timed assertion: a debug build under emulation (the arm64 check) takes
         // over 1 ms per frame. The budget (200 µs per frame in a release build; the 50 µs
-        // for the counter) is checked against the release figure in training/counter/README.md
+        // for the counter) is checked against the release figure in docs/performance.md
         // and the README's performance table.
     }
 

@@ -33,7 +33,7 @@ import Testing
         let subset = KeypointDatasets.maeAndOBO(ours)
         print(String(format: "countix_fitness (Swift counter): %d sequences MAE %.3f OBO %.3f; squat/lunge/push_up %d MAE %.3f OBO %.3f",
                      pairs.count, all.mae, all.obo, ours.count, subset.mae, subset.obo))
-        // Measured 0.236 / 0.689 since the lunges' motion axis is vertical (training/counter/README.md,
+        // Measured 0.236 / 0.689 since the lunges' motion axis is vertical (docs/history.md, counter
         // round 19; 0.239 before, with push-ups by the phase net since round 17). The MAE guard is
         // issue 23's bound (Countix with the label fixed: not worse than 0.240); issue 9's target is
         // MAE ≤ 0.20, OBO ≥ 0.65; PoseRAC's published 0.236 / 0.560 is the anchor.

@@ -32,7 +32,7 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// label) in those last seconds: the replay would count it again, or count the tail of the set
     /// that just ended. Repetitions kept for the set from before those seconds stay kept. 0 turns
     /// it off. Python: `Config.new_set_window_s`
-    /// (`training/counter/README.md`, round 20).
+    /// (`docs/history.md`, counter round 20).
     public var newSetWindowSeconds: Double = 3
     /// The labels whose repetitions come from the learned phase net (`RepetitionPhaseNet`) instead
     /// of the motion-axis rule, when the counter has a net (`RepetitionCounter(configuration:phaseNet:)`;
@@ -40,7 +40,7 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// labels, are kept for the set while no exercise is named and credited when one of these is
     /// named, as the rule's are; the rule's repetitions of these labels are not counted. Python:
     /// `Config.phase_labels`. Burpees joined squats and jumping jacks when the net counted the
-    /// generated sessions' burpees far better than the rule (`training/counter/README.md`, round 16);
+    /// generated sessions' burpees far better than the rule (`docs/history.md`, counter round 16);
     /// push-ups once a net trained on streams that open mid-exercise counted RepCount's real push-ups
     /// and the sessions' far better, and a set's start-up right (round 17). Lunges stay with the rule.
     public var phaseLabels: [ActionLabel] = [.squats, .jumpingJacks, .burpees, .pushUps]
@@ -48,7 +48,7 @@ public struct RepetitionCounterConfiguration: Equatable, Sendable {
     /// horizontal features are left out of the window while one of them is the label). An
     /// alternating lunge moves the body's box sideways with the leading leg, once per pair of
     /// lunges; that sideways swing outweighed the hips' drop, once per lunge, and the rule counted
-    /// about half of them. Python: `Config.vertical_labels` (`training/counter/README.md`, round 19).
+    /// about half of them. Python: `Config.vertical_labels` (`docs/history.md`, counter round 19).
     public var verticalLabels: [ActionLabel] = [.lunges]
     /// Hysteresis as a share of the signal's range over the window: "far" above
     /// `maximum − hysteresis·range`, "near" below `minimum + hysteresis·range`, unchanged between.

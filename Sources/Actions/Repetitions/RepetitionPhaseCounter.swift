@@ -57,7 +57,7 @@ public struct RepetitionPhaseCounter: ~Copyable {
         /// How far back counting reaches when p turns on (seconds). Half a second: with a whole
         /// second, a repetition that had ended more than a second before was sometimes counted
         /// (issue 23 wants every event within 1 s); half keeps the generated sessions' counts
-        /// (`training/counter/README.md`, round 16).
+        /// (`docs/history.md`, counter round 16).
         public var creditSeconds: Double = 0.5
         /// Off for longer than this (seconds) forgets the phase.
         public var gapSeconds: Double = 1

@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "JSONFormatTests", dependencies: ["TestSupport", "JSONFormat"]),
         .testTarget(name: "OutputsTests", dependencies: ["Outputs", "CGPIOD", "LinuxSystem"]),
         .testTarget(name: "ApplianceTests", dependencies: ["TestSupport", "Appliance", "CActionModel", "CRepetitionModel", "InferenceCore", "JSONFormat",
-                                                           "PoseEstimation", "Capture", "Outputs", "LinuxSystem"]),
+                                                           "PoseEstimation", "Capture", "Outputs", "LinuxSystem", "Actions"]),
         .testTarget(
             name: "InferenceCoreTests", dependencies: ["TestSupport", "InferenceCore"],
             exclude: ["Fixtures", "Scripts", "README.md"]),

@@ -25,9 +25,9 @@ import PoseEstimation
     /// does not, which `posewatch run` measures as `ALLOCATIONS_PER_FRAME`).
     struct Player: ~Copyable {
         var pipeline: ActionPipeline
-        var leds = LEDController(actionCount: LoopEventAllocationTests.layout.actionCount, now: MonotonicInstant(nanoseconds: 0))
+        var leds: LEDController
         var driver: LEDDriver<CountingLEDLines>
-        var summary = RunSummary(actionLabels: LoopEventAllocationTests.layout.actionLabels, now: MonotonicInstant(nanoseconds: 0))
+        var summary: RunSummary
         var events = Events()
         /// Allocations on this thread while handling events and driving the LEDs.
         var eventAllocations: UInt64 = 0
@@ -44,6 +44,8 @@ import PoseEstimation
             pipeline = ActionPipeline(classifier: classifier, counter: RepetitionCounter(phaseNet: phaseNet),
                                       settings: ApplianceConfiguration().pipelineSettings)
             driver = LEDDriver(lines: CountingLEDLines(), actionCount: LoopEventAllocationTests.layout.actionCount)
+            leds = LEDController(actionCount: LoopEventAllocationTests.layout.actionCount, now: MonotonicInstant(nanoseconds: 0))
+            summary = RunSummary(actionLabels: LoopEventAllocationTests.layout.actionLabels, now: MonotonicInstant(nanoseconds: 0))
         }
 
         mutating func play(_ pose: Pose?, frame: Int) throws {

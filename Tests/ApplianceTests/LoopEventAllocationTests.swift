@@ -35,12 +35,13 @@ import PoseEstimation
         let count: @convention(c) () -> UInt64
 
         init(logger: Logger, count: @escaping @convention(c) () -> UInt64) throws {
-            self.count = count
-            self.logger = logger
             let classifier = try ActionClassifier.embedded()
             let phaseNet = try RepetitionPhaseNet.embedded()
-            // The noncopyable members are set after the throwing calls (Swift 6.0.3 crashes on a
-            // noncopyable stored property's default value in a type with a throwing init).
+            // Every member is set after the throwing calls: Swift 6.0.3's compiler crashes (SIL
+            // memory lifetime) on a noncopyable type whose throwing init can throw with some of
+            // its members set, or with a noncopyable member's default value.
+            self.count = count
+            self.logger = logger
             pipeline = ActionPipeline(classifier: classifier, counter: RepetitionCounter(phaseNet: phaseNet),
                                       settings: ApplianceConfiguration().pipelineSettings)
             driver = LEDDriver(lines: CountingLEDLines(), actionCount: LoopEventAllocationTests.layout.actionCount)

@@ -339,6 +339,7 @@ overlay() {
     install -m 755 "$here/guest/systest-guest.sh" "$o/usr/local/sbin/systest-guest"
     install -m 644 "$here/guest/systest-guest-run.sh" "$o/usr/local/sbin/systest-guest-run"
     install -m 644 "$here/guest/systest-soak.sh" "$o/usr/local/sbin/systest-soak"
+    install -m 644 "$here/guest/systest-header-pins.sh" "$o/usr/local/sbin/systest-header-pins"
     install -m 644 "$here/guest/posewatch-systest.service" "$o/etc/systemd/system/"
     # The harness unit's own limit must outlast the soak; the VM's limit stays the last resort.
     install -d -m 755 "$o/etc/systemd/system/posewatch-systest.service.d"

@@ -261,7 +261,7 @@ public enum Diagnosis {
             case .success(let chip):
                 var details: [String] = []
                 if chip.label == "pinctrl-rp1" && chip.name != "gpiochip0" {
-                    details.append("Raspberry Pi 5 header chip is \(MessageExcerpt.plain(chip.name)) on this kernel (not gpiochip0); posewatch finds LEDs by line name, so nothing to change")
+                    details.append("Raspberry Pi 5 header chip is \(MessageExcerpt.plain(chip.name)) on this kernel (not gpiochip0); posewatch finds LEDs by line name or header number, so nothing to change")
                 }
                 items.append(DoctorItem(area: .gpio, subject: chip.path, verdict: .ok,
                     summary: "\(MessageExcerpt.plain(chip.name)) '\(MessageExcerpt.plain(chip.label))', \(chip.lineCount) lines", details: details,

@@ -297,6 +297,9 @@ else
     fail "user nobody: expected permission denied on /dev/video0 and $GPIOCHIP: $(jq -c '[.items[]|select(.area=="camera" or .area=="gpio")|.summary]' /run/doctor-nobody.json 2>&1 | head -c 400)"
 fi
 
+# LED lines by header number on chips labelled as a Raspberry Pi's (no names; the Pi 3's names).
+. /usr/local/sbin/systest-header-pins
+
 # What a frame costs in this VM and which kernels posewatch picked for its CPU (QEMU TCG -cpu max
 # emulates AVX2, not AVX-512): the run checks below must hold at this speed.
 info "MoveNet in the guest: $(timeout 90 posewatch bench /var/lib/posewatch/movenet_singlepose_lightning_int8_4.tflite --iterations 2 --warmup 1 2>&1 | grep -E '^(threads|latency)' | tr '\n' ' ')"

@@ -56,10 +56,19 @@ for u in "$here"/rootfs/etc/systemd/system/*.service "$repo"/Tests/System/guest/
         esac
     done
 done
-for u in posewatch-boot-config.service posewatch-ssh-host-keys.service; do
-    grep -q "systemctl enable.*$u\|$u.*\\\\\$" "$conf" || grep -q "$u" "$conf" || bad="$bad $u:not-enabled"
+# Every unit of the image's own with an [Install] section is named by a `systemctl enable` command
+# of configure-in-root.sh: the commands themselves, continuation lines joined, comments left out (a
+# mention in a comment enables nothing).
+enabled=$(sed -e '/^[[:space:]]*#/d' -e 's/[[:space:]]#.*$//' "$conf" | sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' \
+    | sed -n 's/^[[:space:]]*systemctl[[:space:]]\{1,\}enable[[:space:]]\{1,\}//p' | tr -s ' \t' '\n\n')
+own=0
+for u in "$here"/rootfs/etc/systemd/system/*.service; do
+    grep -q '^\[Install\]' "$u" || continue
+    own=$((own + 1))
+    grep -qx "$(basename "$u")" <<< "$enabled" || bad="$bad $(basename "$u"):not-enabled"
 done
-[ -z "$bad" ] && pass "units: ExecStart programs exist, the image's own units are enabled by configure-in-root.sh" || fail "units:$bad"
+[ "$own" -gt 0 ] || bad="$bad no-unit-with-[Install]"
+[ -z "$bad" ] && pass "units: ExecStart programs exist, the image's $own own units are enabled by configure-in-root.sh's systemctl enable" || fail "units:$bad"
 
 # user-data and meta-data on the boot partition are valid cloud-config YAML.
 if python3 -c 'import yaml' 2>/dev/null; then

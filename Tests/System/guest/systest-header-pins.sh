@@ -54,10 +54,10 @@ check_lines() {
     for e in "$@"; do
         line=${e%% *} by=${e#* }
         got=$(jq -r --arg l "$line" '.items[] | select(.area == "gpio" and .subject == $l) | "\(.verdict)|\(.chip)|\(.offset)|\(.found_by)"' "$json" 2>/dev/null)
-        if [ "$got" = "ok|/dev/$chip|${line#GPIO}|$by" ]; then where="$where $line"
+        if [ "$got" = "ok|/dev/$chip|${line#GPIO}|$by" ]; then where="$where $line (${by})"
         else bad="$bad $line(want ok|/dev/$chip|${line#GPIO}|$by, got '${got:-not listed}')"; fi
     done
-    [ -z "$bad" ] && pass "header pins ($who): doctor found$where on $chip at their header numbers ($*)" \
+    [ -z "$bad" ] && pass "header pins ($who): doctor found each LED line at offset n of $chip for GPIOn:${where}" \
         || fail "header pins ($who): doctor:$bad"
 }
 
@@ -95,7 +95,7 @@ else
         P5SIM=$(sim_dir pi5)
         ( exec unshare --mount --propagation private sh -c "$ALONE_SH" sh "$PI5" posewatch run --config "$HP/pi5.toml" ) \
             > "$HP/run.out" 2>&1 & runner=$!
-        held=0 rises=0 last=0 v
+        held=0 rises=0 last=0 v=""
         limit=$(( ${EPOCHREALTIME/./} + 60000000 ))
         while (( ${EPOCHREALTIME/./} < limit )); do   # until the lines are held (start-up under TCG)
             if [ "$GPIOD_TOOLS_V2" = 1 ]; then held=$(gpioinfo -c "$PI5" | grep -cE 'consumer="posewatch"')

@@ -13,7 +13,8 @@ Two modes, both driving the real `posewatch replay` binary and reading its JSONL
                  compared with the labelled count: MAE = mean |pred - gt| / gt, OBO = share with
                  |pred - gt| <= 1, and "within tolerance" with the CSV's tolerance; over the whole
                  clip (what an owner sees) and inside the labelled span (events whose `at`, when the
-                 repetition happened, lies within it, 1 s of slack either side).
+                 repetition happened, lies within it, 1 s of slack either side). On a clip labelled
+                 `other`: every repetition counted on it, under any label (nothing should be).
   keypoints  Penn Action COCO-17 keypoints (index.csv + <action>/<id>.npy, (x, y, visible) in pixels).
              Each file is written as replay input (x, y, score) with score = 0.9 for visible joints and
              0 for occluded or missing ones (as training/evaluate.py does), replayed at --fps with the
@@ -97,6 +98,7 @@ def score_videos(args):
     cache = args.cache or os.path.join(tempfile.gettempdir(), "posewatch-score-cache")
     os.makedirs(cache, exist_ok=True)
     pairs, count_rows, failures = [], [], 0
+    other_rows = []  # (file, repetitions counted) of the clips labelled other
     span_rows = []
     print(f"{'clip':40} {'truth':14} {'majority':14} {'reps':>5} {'span':>5} {'gt':>4} {'tol':>4}")
     with open(args.labels, newline="") as handle:
@@ -128,6 +130,12 @@ def score_videos(args):
             in_span = sum(1 for e in events if e["label"] == row["label"] and start - 1 <= e.get("at", e["t"]) <= end + 1)
             span_rows.append((row["file"], in_span, gt, tolerance))
             reps_text, span_text, gt_text, tol_text = str(pred), str(in_span), str(gt), str(tolerance)
+        elif row["label"] == "other":
+            # Nothing should be counted on activities that are not one of the five (issue 46): the
+            # clip's repetitions under any label.
+            counted = sum(int(n) for n in summary.get("reps", {}).values())
+            other_rows.append((row["file"], counted))
+            reps_text = str(counted)
         print(f"{row['file']:40} {row['label']:14} {predicted:14} {reps_text:>5} {span_text:>5} {gt_text:>4} {tol_text:>4}")
     correct = sum(1 for truth, predicted in pairs if truth == predicted)
     print_confusion(pairs, "span-majority labels")
@@ -141,6 +149,9 @@ def score_videos(args):
         within = sum(1 for _, p, g, t in positive if abs(p - g) <= t)
         print(f"repetitions over {len(positive)} clips with counts, {name}: MAE {mae:.3f}  OBO {obo:.3f}  "
               f"within tolerance {within} of {len(positive)}")
+    if other_rows:
+        print(f"repetitions counted on {len(other_rows)} clips labelled other: {sum(n for _, n in other_rows)} "
+              f"({', '.join(f'{os.path.basename(f)} {n}' for f, n in other_rows if n) or 'none'})")
     if failures:
         print(f"{failures} clip(s) failed to replay")
     return 1 if failures else 0

@@ -90,7 +90,8 @@ artifact "v4l2-ctl --list-formats-ext" v4l2-ctl -d /dev/video0 --list-formats-ex
 # v2 (trixie: `gpioinfo -c CHIP`, `output consumer="posewatch"`, no consumer when free). One line per
 # GPIOn line of the sim chip: "NAME posewatch-output", "NAME free" or "NAME other".
 if gpioinfo --version 2>&1 | head -n 1 | grep -q ' v2\.'; then GPIOD_TOOLS_V2=1; else GPIOD_TOOLS_V2=0; fi
-gpio_raw_info() { if [ "$GPIOD_TOOLS_V2" = 1 ]; then gpioinfo -c "$GPIOCHIP"; else gpioinfo "$GPIOCHIP"; fi; }
+# gpio_raw_info [CHIP]: gpioinfo of CHIP (default: the sim chip) with either version's syntax.
+gpio_raw_info() { local chip=${1:-$GPIOCHIP}; if [ "$GPIOD_TOOLS_V2" = 1 ]; then gpioinfo -c "$chip"; else gpioinfo "$chip"; fi; }
 gpio_line_states() {
     gpio_raw_info | awk -v v2="$GPIOD_TOOLS_V2" '
         match($0, /"GPIO[0-9]+"/) {

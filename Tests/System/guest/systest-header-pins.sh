@@ -1,6 +1,6 @@
 # systest-header-pins: LED lines by header number (issue 42), sourced by systest-guest after the
-# doctor checks, while posewatch.service is stopped. Uses systest-guest's helpers: pass, fail, info,
-# artifact, nap, HAVE_RUN, GPIOD_TOOLS_V2, ACTION_LEDS, STATUS_LED.
+# doctor checks, while posewatch.service is stopped. Uses systest-guest's helpers: pass, fail, skip,
+# artifact, nap, gpio_raw_info, HAVE_RUN, ACTION_LEDS, STATUS_LED.
 #
 # A Raspberry Pi's header controller does not always name its lines as an owner names the pins:
 # Debian's Pi 5 device tree gives the RP1 controller no gpio-line-names, and the Pi 3 and 4 trees
@@ -98,8 +98,7 @@ else
         held=0 rises=0 last=0 v=""
         limit=$(( ${EPOCHREALTIME/./} + 60000000 ))
         while (( ${EPOCHREALTIME/./} < limit )); do   # until the lines are held (start-up under TCG)
-            if [ "$GPIOD_TOOLS_V2" = 1 ]; then held=$(gpioinfo -c "$PI5" | grep -cE 'consumer="posewatch"')
-            else held=$(gpioinfo "$PI5" | grep -c '"posewatch"'); fi
+            held=$(gpio_raw_info "$PI5" | grep -c '"posewatch"')   # v1: "posewatch"; v2: consumer="posewatch"
             [ "$held" -ge 6 ] && break
             nap 0.5
         done
@@ -113,8 +112,7 @@ else
             nap 0.01
         done
         kill -TERM $runner 2>/dev/null; wait $runner; rc=$?
-        if [ "$GPIOD_TOOLS_V2" = 1 ]; then after=$(gpioinfo -c "$PI5" | grep -c 'consumer="posewatch"')
-        else after=$(gpioinfo "$PI5" | grep -c '"posewatch"'); fi
+        after=$(gpio_raw_info "$PI5" | grep -c '"posewatch"')
         on=0
         for l in $ACTION_LEDS $STATUS_LED; do read -r v < "$P5SIM/sim_gpio${l#GPIO}/value"; on=$((on + v)); done
         artifact "posewatch run on the pinctrl-rp1 chip" cat "$HP/run.out"

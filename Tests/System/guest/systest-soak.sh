@@ -105,8 +105,8 @@ uptime_us() { awk '{printf "%d", $1 * 1e6}' /proc/uptime; }   # CLOCK_BOOTTIME, 
 # One sample of the running process:
 # "SECONDS_SINCE_SOAK_START PID RSS_KB FDS THREADS NRESTARTS ANON_KB FILE_KB SHMEM_KB".
 # RSS is split as the kernel counts it: anonymous pages (the heap and stacks: where a leak grows),
-# file pages (the binary, its libraries and the model, touched as code paths first run) and shared
-# pages (the camera's mmap buffers, mapped again at every reconnect).
+# file pages (mapped files on a disk) and shared pages (tmpfs-backed mappings: in this VM's RAM root
+# the binary, its libraries and the model are shared pages, about 14.7 MB).
 sample() {
     local pid nr sub rss anon file shmem threads fds
     read -r pid nr sub <<<"$(show_state)"

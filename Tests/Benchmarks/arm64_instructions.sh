@@ -15,7 +15,10 @@
 #   - per node and per kernel category: one `bench --kernels` invoke, whose clock read after every
 #     node is a clock_gettime system call under qemu-user (no vDSO in QEMU 7.2): the plugin notes
 #     the thread's count at each one, so each node's count is the difference between two reads;
-#   - LiteRT with XNNPACK (the aarch64 ai-edge-litert wheel from PyPI, python3 of the same root);
+#   - LiteRT with XNNPACK (the aarch64 ai-edge-litert wheel from PyPI, python3 of the same root):
+#     which nodes the delegate took (Tests/Benchmarks/litert_delegation.py; the run fails if it left
+#     a CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED node to LiteRT's own kernels) and the CPU part
+#     its cpuinfo read; LiteRT's built-in kernels without a delegate beside it, the control;
 #   - the rest of a frame: the action classifier (`bench` on Sources/CActionModel), and the capture
 #     + conversion of a 640x480 YUYV frame into the 192x192 tensor (CaptureBenchmark --only yuyv).
 #
@@ -219,6 +222,7 @@ rm -rf "$ROOT$BENCH" "$WORK/.pyc-warm"; mkdir -p "$ROOT$BENCH/site" "$ROOT$BENCH
 for w in "$WHEELS"/*.whl; do python3 -m zipfile -e "$w" "$ROOT$BENCH/site" >> "$LOG" 2>&1 || fail "cannot unpack $w"; done
 cp "$HERE/compare_litert.py" "$ROOT$BENCH/Benchmarks/"
 cp "$HERE/arm64/bench_litert.py" "$ROOT$BENCH/Benchmarks/arm64/"
+cp "$HERE/litert_delegation.py" "$ROOT$BENCH/Benchmarks/"
 cp "$MODEL" "$ROOT$BENCH/movenet.tflite"
 
 # --- the host's qemu-aarch64 (plugin-capable) inside the root ------------------------------------
@@ -337,6 +341,15 @@ EOF
   lt=$(per_unit "$l1" "$l2" "$N")
   printf 'litert\t%s\t%s\t%s\t%s\n' "$cpu" "$lt" "$l1" "$l2" >> "$RESULTS"
   grep -q "checksum: $(sed -n 's/.*checksum: //p' "$WORK/lt-$cpu-n.stdout")" "$WORK/lt-$cpu-2n.stdout" || fail "LiteRT outputs differ between runs"
+  # What XNNPACK took and the core its cpuinfo saw (bench_litert.py exits 3, and count fails the
+  # run, when a compute node was left to LiteRT's own kernels).
+  printf 'delegation\t%s\t%s\t%s\n' "$cpu" "$(sed -n 's/^resolver: xnnpack  cpuinfo: //p' "$WORK/lt-$cpu-n.stdout")" \
+    "$(sed -n 's/^delegated: //p' "$WORK/lt-$cpu-n.stdout")" >> "$RESULTS"
+
+  say "$cpu: LiteRT built-in kernels, no delegate (the control), at $N and $(( 2 * N )) invokes"
+  b1=$(count "$cpu" "ltb-$cpu-n" -- /usr/bin/python3 "$BENCH/Benchmarks/arm64/bench_litert.py" "$BENCH/movenet.tflite" "$N" 1 builtin)
+  b2=$(count "$cpu" "ltb-$cpu-2n" -- /usr/bin/python3 "$BENCH/Benchmarks/arm64/bench_litert.py" "$BENCH/movenet.tflite" $(( 2 * N )) 1 builtin)
+  printf 'builtin\t%s\t%s\n' "$cpu" "$(per_unit "$b1" "$b2" "$N")" >> "$RESULTS"
 
   say "$cpu: classifier bench, capture+convert YUYV 640x480"
   c1=$(count "$cpu" "cls-$cpu-n" -- "$POSEWATCH" bench "$CLASSIFIER" --threads 1 --warmup 0 --iterations $(( 4 * N )))
@@ -401,10 +414,13 @@ def ipc_ceiling(c):
     return c["total"] / floor
 cpus = cpus.split()
 pw, lt, nodes, cls, cap, cap420, loop_ = {}, {}, defaultdict(list), {}, {}, {}, {}
+builtin, delegation = {}, {}
 for line in open(path):
     f = line.rstrip("\n").split("\t")
     if f[0] == "posewatch": pw[f[1]] = (int(f[2]), f[5], f[6])
     elif f[0] == "litert": lt[f[1]] = int(f[2])
+    elif f[0] == "builtin": builtin[f[1]] = int(f[2])
+    elif f[0] == "delegation": delegation[f[1]] = (f[2], f[3])
     elif f[0] == "node": nodes[f[1]].append((f[3], f[4], int(f[5])))
     elif f[0] == "classifier": cls[f[1]] = int(f[2])
     elif f[0] == "capture": cap[f[1]] = int(f[2])
@@ -434,11 +450,15 @@ print("posewatch kernel variant (HWCAP)".ljust(44) + "".join(pw[c][1].rjust(w) f
 print("posewatch insns/invoke".ljust(44) + "".join(m(pw[c][0]).rjust(w) for c in cpus))
 print("LiteRT+XNNPACK insns/invoke".ljust(44) + "".join(m(lt[c]).rjust(w) for c in cpus))
 print("ratio posewatch/XNNPACK".ljust(44) + "".join(f"{pw[c][0] / lt[c]:.3f}".rjust(w) for c in cpus))
+print("LiteRT built-in, no delegate (control)".ljust(44) + "".join(m(builtin[c]).rjust(w) for c in cpus))
+print("ratio posewatch/LiteRT built-in".ljust(44) + "".join(f"{pw[c][0] / builtin[c]:.3f}".rjust(w) for c in cpus))
 mix = {c: (classes(f"pw-{c}-n", f"pw-{c}-2n", int(n)), classes(f"lt-{c}-n", f"lt-{c}-2n", int(n))) for c in cpus}
 print("SIMD multiplies/invoke posewatch | XNNPACK".ljust(44) + "".join(f"{m(mix[c][0]['simd_mul'])}|{m(mix[c][1]['simd_mul'])}".rjust(w) for c in cpus))
 print("SIMD share posewatch | XNNPACK".ljust(44) + "".join(f"{mix[c][0]['simd'] / mix[c][0]['total']:.2f}|{mix[c][1]['simd'] / mix[c][1]['total']:.2f}".rjust(w) for c in cpus))
 print("A72-port IPC ceiling posewatch | XNNPACK".ljust(44) + "".join(f"{ipc_ceiling(mix[c][0]):.2f}|{ipc_ceiling(mix[c][1]):.2f}".rjust(w) for c in cpus))
 print("posewatch heap allocations/invoke".ljust(44) + "".join(pw[c][2].rjust(w) for c in cpus))
+for c in cpus:
+    print(f"XNNPACK on {c}: cpuinfo {delegation[c][0]}; delegated: {delegation[c][1]}")
 print()
 print("posewatch per kernel category (nodes; insns/invoke, from one bench --kernels invoke)")
 for cat in order:

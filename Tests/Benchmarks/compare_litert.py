@@ -7,7 +7,7 @@ Usage (from the package root, after `swift build -c release`):
         [--iterations 100] [--warmup 10] [--model ../shared/models/movenet_singlepose_lightning_int8_4.tflite]
 
 Each round runs, in a rotating order, one fresh process per engine:
-  - LiteRT with XNNPACK (the default delegate),
+  - LiteRT with XNNPACK (the default delegate; the nodes it took are printed, litert_delegation.py),
   - LiteRT's built-in optimised kernels without delegates (BUILTIN_WITHOUT_DEFAULT_DELEGATES),
   - `posewatch bench` (preloaded with the malloc-counting shim, so it reports heap allocations).
 Every engine gets the same input: byte i = ((i * 2654435761) mod 2^32) >> 24 (posewatch bench's
@@ -43,6 +43,8 @@ def litert_worker(model, threads, resolver, iterations, warmup):
             "builtin": litert.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES}[resolver]
     interpreter = litert.Interpreter(model_path=model, num_threads=threads, experimental_op_resolver_type=kind)
     interpreter.allocate_tensors()
+    import litert_delegation
+    print(litert_delegation.report(interpreter)[0])
     for detail in interpreter.get_input_details():
         interpreter.set_tensor(detail["index"], pattern_input(detail["shape"], detail["dtype"]))
     for _ in range(warmup):
@@ -113,6 +115,8 @@ def main():
                 else:
                     output = run([sys.executable, __file__, "--model", args.model, "--iterations", str(args.iterations),
                                   "--warmup", str(args.warmup), "--worker", engine, str(threads)])
+                    delegation = next(line for line in output.splitlines() if line.startswith("delegated:"))
+                    extras[(threads, f"{engine} delegation")] = f"LiteRT {engine}: {delegation}"
                 match = LATENCY.search(output)
                 results[engine].append(tuple(float(match.group(i)) for i in (1, 2, 3)))
         summary[threads] = {engine: tuple(statistics.median(r[i] for r in runs) for i in range(3))
@@ -121,7 +125,7 @@ def main():
         print(f"\n{threads} thread(s): per-run medians ranged " +
               ", ".join(f"{e} {lo:.2f}–{hi:.2f} ms" for e, (lo, hi) in spread.items()))
         for key in sorted(k for k in extras if k[0] == threads):
-            print("  posewatch " + extras[key])
+            print(("  " if key[1].endswith("delegation") else "  posewatch ") + extras[key])
     names = {"posewatch": "posewatch (InferenceCore)", "xnnpack": "LiteRT + XNNPACK", "builtin": "LiteRT built-in kernels"}
     print("\n| threads | engine | median ms | p90 ms | min ms | posewatch / engine (median) |")
     print("|---|---|---|---|---|---|")

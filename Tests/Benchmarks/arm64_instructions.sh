@@ -86,7 +86,7 @@ fail() { say "FAIL: $*"; echo "----- last 30 lines of $LOG" >&2; tail -n 30 "$LO
 
 # --- host tools -------------------------------------------------------------------------------
 need=()
-for p in qemu-user gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross libglib2.0-dev xz-utils; do
+for p in qemu-user gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross libglib2.0-dev xz-utils llvm-19; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -250,7 +250,8 @@ cpuinfo_for() {  # cpuinfo_for CPU FILE
 }
 
 # count CPU TAG [--marks] -- CMD...: runs CMD in the root under qemu -cpu CPU with the plugin;
-# prints the total instruction count; the program's stdout goes to $WORK/TAG.stdout. With
+# prints the total instruction count; the program's stdout goes to $WORK/TAG.stdout and the
+# blocks it ran (code and executions, for the cycle model) to $WORK/TAG.blocks. With
 # PRELOAD=LIB in the environment the guest program gets LD_PRELOAD=LIB.
 count() {
   local cpu=$1 tag=$2 marks=""; shift 2
@@ -258,12 +259,23 @@ count() {
   [ "$1" = -- ] && shift
   cpuinfo_for "$cpu" "$WORK/cpuinfo-$cpu"
   in_root --cpuinfo "$WORK/cpuinfo-$cpu" $QEMU_IN_ROOT -cpu "$cpu" \
-    -plugin "$BENCH/insn_count_plugin.so,out=$BENCH/out/$tag.count$marks" \
+    -plugin "$BENCH/insn_count_plugin.so,out=$BENCH/out/$tag.count,blocks=$BENCH/out/$tag.blocks$marks" \
     -E PYTHONPATH="$BENCH/site" -E PYTHONHASHSEED=0 -E OPENBLAS_NUM_THREADS=1 ${PRELOAD:+-E LD_PRELOAD=$PRELOAD} "$@" \
     > "$WORK/$tag.stdout" 2>> "$LOG" || fail "$tag: $* failed (stdout in $WORK/$tag.stdout)"
   [ -n "$marks" ] && cp "$ROOT$BENCH/out/$tag.marks" "$WORK/"
-  cp "$ROOT$BENCH/out/$tag.count" "$WORK/"
+  cp "$ROOT$BENCH/out/$tag.count" "$ROOT$BENCH/out/$tag.blocks" "$WORK/"
   awk '$1=="total"{print $2}' "$WORK/$tag.count"
+}
+# cycles WHAT CPU TAG_N TAG_2N N: llvm-mca's cycles per unit of the blocks two counted runs differ by
+# (Tests/Benchmarks/arm64/cycle_model.py), as a "cycles" line of the results. LLVM's scheduling
+# model per core: cortex-a53 its own, cortex-a72 the Cortex-A57 model (LLVM has none of the A72's
+# own), cortex-a76 the Neoverse N1 model (the A76's server derivative; LLVM's cortex-a76 uses A57's).
+cycles() {
+  local what=$1 cpu=$2 mcpu line
+  case $cpu in cortex-a76) mcpu=neoverse-n1 ;; *) mcpu=$cpu ;; esac
+  line=$(python3 "$HERE/arm64/cycle_model.py" --llvm-mca llvm-mca-19 --llvm-mc /usr/lib/llvm-19/bin/llvm-mc \
+    "$WORK/$3.blocks" "$WORK/$4.blocks" "$5" "$mcpu" 2>> "$LOG") || fail "cycle model of $3/$4 ($mcpu) failed"
+  printf 'cycles\t%s\t%s\t%s\n' "$what" "$cpu" "$line" >> "$RESULTS"
 }
 per_unit() {  # per_unit COUNT_N COUNT_2N N -> (c2 - c1) / N, rounded
   awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.0f", (b - a) / n }'
@@ -303,6 +315,7 @@ for cpu in $CPUS; do
   variant=$(sed -n 's/.*variant: \([^ ]*\).*/\1/p' "$WORK/pw-$cpu-n.stdout")
   allocs=$(sed -n 's/^heap allocations per invoke: \([^ ]*\).*/\1/p' "$WORK/pw-$cpu-2n.stdout")
   printf 'posewatch\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cpu" "$pw" "$p1" "$p2" "$variant" "$allocs" >> "$RESULTS"
+  cycles posewatch "$cpu" "pw-$cpu-n" "pw-$cpu-2n" "$N"
 
   say "$cpu: posewatch bench --kernels (one invoke, a count at every node)"
   count "$cpu" "pwk-$cpu" --marks -- "$POSEWATCH" bench "$BENCH/movenet.tflite" --threads 1 --warmup 0 --iterations 1 --kernels > /dev/null
@@ -326,6 +339,7 @@ cats = defaultdict(int)
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("\t")
     if f[0] == "posewatch" and f[1] == sys.argv[2]: print(f"{f[1]} posewatch ({f[5]}): {int(f[2]) / 1e6:.2f}M instructions per invoke")
+    if f[0] == "cycles" and f[1] == "posewatch" and f[2] == sys.argv[2]: print(f"{f[2]} posewatch, llvm-mca: {f[3]}")
     if f[0] == "node" and f[1] == sys.argv[2]: cats[re.sub(r"-(neon|neondot|scalar)$", "", f[4]) if not f[4].endswith("reference") else "reference"] += int(f[5])
 for k, v in sorted(cats.items(), key=lambda kv: -kv[1]): print(f"  {k}\t{v / 1e6:.3f}M")
 EOF
@@ -340,6 +354,7 @@ EOF
   l2=$(count "$cpu" "lt-$cpu-2n" -- /usr/bin/python3 "$BENCH/Benchmarks/arm64/bench_litert.py" "$BENCH/movenet.tflite" $(( 2 * N )) 1)
   lt=$(per_unit "$l1" "$l2" "$N")
   printf 'litert\t%s\t%s\t%s\t%s\n' "$cpu" "$lt" "$l1" "$l2" >> "$RESULTS"
+  cycles litert "$cpu" "lt-$cpu-n" "lt-$cpu-2n" "$N"
   grep -q "checksum: $(sed -n 's/.*checksum: //p' "$WORK/lt-$cpu-n.stdout")" "$WORK/lt-$cpu-2n.stdout" || fail "LiteRT outputs differ between runs"
   # What XNNPACK took and the core its cpuinfo saw (bench_litert.py exits 3, and count fails the
   # run, when a compute node was left to LiteRT's own kernels).
@@ -355,17 +370,21 @@ EOF
   c1=$(count "$cpu" "cls-$cpu-n" -- "$POSEWATCH" bench "$CLASSIFIER" --threads 1 --warmup 0 --iterations $(( 4 * N )))
   c2=$(count "$cpu" "cls-$cpu-2n" -- "$POSEWATCH" bench "$CLASSIFIER" --threads 1 --warmup 0 --iterations $(( 8 * N )))
   printf 'classifier\t%s\t%s\n' "$cpu" "$(per_unit "$c1" "$c2" $(( 4 * N )))" >> "$RESULTS"
+  cycles classifier "$cpu" "cls-$cpu-n" "cls-$cpu-2n" $(( 4 * N ))
   f1=$(count "$cpu" "cap-$cpu-n" -- "$SRC/.build/release/CaptureBenchmark" "$FRAMES" --only yuyv)
   f2=$(count "$cpu" "cap-$cpu-2n" -- "$SRC/.build/release/CaptureBenchmark" $(( 2 * FRAMES )) --only yuyv)
   printf 'capture\t%s\t%s\n' "$cpu" "$(per_unit "$f1" "$f2" "$FRAMES")" >> "$RESULTS"
+  cycles capture "$cpu" "cap-$cpu-n" "cap-$cpu-2n" "$FRAMES"
   g1=$(count "$cpu" "cap420-$cpu-n" -- "$SRC/.build/release/CaptureBenchmark" "$FRAMES" --only yuv420)
   g2=$(count "$cpu" "cap420-$cpu-2n" -- "$SRC/.build/release/CaptureBenchmark" $(( 2 * FRAMES )) --only yuv420)
   printf 'capture420\t%s\t%s\n' "$cpu" "$(per_unit "$g1" "$g2" "$FRAMES")" >> "$RESULTS"
+  cycles capture420 "$cpu" "cap420-$cpu-n" "cap420-$cpu-2n" "$FRAMES"
 
   say "$cpu: the whole pipeline per frame, posewatch replay (10 and 20 frames, pose.threads = 1)"
   r1=$(count "$cpu" "loop-$cpu-n" -- "$POSEWATCH" replay --config "$BENCH/threads1.toml" --format text "$BENCH/clip10.y4m")
   r2=$(count "$cpu" "loop-$cpu-2n" -- "$POSEWATCH" replay --config "$BENCH/threads1.toml" --format text "$BENCH/clip20.y4m")
   printf 'loop\t%s\t%s\n' "$cpu" "$(per_unit "$r1" "$r2" 10)" >> "$RESULTS"
+  cycles loop "$cpu" "loop-$cpu-n" "loop-$cpu-2n" 10
 done
 
 [ "$POSEWATCH_ONLY" = 1 ] && { say "done (posewatch only); raw counts in $RESULTS"; exit 0; }
@@ -414,13 +433,17 @@ def ipc_ceiling(c):
     return c["total"] / floor
 cpus = cpus.split()
 pw, lt, nodes, cls, cap, cap420, loop_ = {}, {}, defaultdict(list), {}, {}, {}, {}
-builtin, delegation = {}, {}
+builtin, delegation, cyc = {}, {}, defaultdict(dict)
+CYCLE_LINE = re.compile(r"cycles per invoke (\d+)\s+instructions per invoke (\d+)\s+CPI ([0-9.]+)\s+coverage ([0-9.]+) of (\d+) blocks")
 for line in open(path):
     f = line.rstrip("\n").split("\t")
     if f[0] == "posewatch": pw[f[1]] = (int(f[2]), f[5], f[6])
     elif f[0] == "litert": lt[f[1]] = int(f[2])
     elif f[0] == "builtin": builtin[f[1]] = int(f[2])
     elif f[0] == "delegation": delegation[f[1]] = (f[2], f[3])
+    elif f[0] == "cycles":
+        g = CYCLE_LINE.search(f[3])
+        cyc[f[1]][f[2]] = (int(g.group(1)), float(g.group(3)), float(g.group(4)), int(g.group(5)))
     elif f[0] == "node": nodes[f[1]].append((f[3], f[4], int(f[5])))
     elif f[0] == "classifier": cls[f[1]] = int(f[2])
     elif f[0] == "capture": cap[f[1]] = int(f[2])
@@ -450,6 +473,12 @@ print("posewatch kernel variant (HWCAP)".ljust(44) + "".join(pw[c][1].rjust(w) f
 print("posewatch insns/invoke".ljust(44) + "".join(m(pw[c][0]).rjust(w) for c in cpus))
 print("LiteRT+XNNPACK insns/invoke".ljust(44) + "".join(m(lt[c]).rjust(w) for c in cpus))
 print("ratio posewatch/XNNPACK".ljust(44) + "".join(f"{pw[c][0] / lt[c]:.3f}".rjust(w) for c in cpus))
+print("posewatch cycles/invoke (llvm-mca)".ljust(44) + "".join(m(cyc["posewatch"][c][0]).rjust(w) for c in cpus))
+print("LiteRT+XNNPACK cycles/invoke (llvm-mca)".ljust(44) + "".join(m(cyc["litert"][c][0]).rjust(w) for c in cpus))
+print("ratio posewatch/XNNPACK, cycles".ljust(44) + "".join(f"{cyc['posewatch'][c][0] / cyc['litert'][c][0]:.3f}".rjust(w) for c in cpus))
+print("model CPI posewatch | XNNPACK".ljust(44) + "".join(f"{cyc['posewatch'][c][1]:.2f}|{cyc['litert'][c][1]:.2f}".rjust(w) for c in cpus))
+print("blocks modelled (coverage) posewatch".ljust(44) + "".join(f"{cyc['posewatch'][c][3]} ({cyc['posewatch'][c][2]:.2f})".rjust(w) for c in cpus))
+print("blocks modelled (coverage) XNNPACK".ljust(44) + "".join(f"{cyc['litert'][c][3]} ({cyc['litert'][c][2]:.2f})".rjust(w) for c in cpus))
 print("LiteRT built-in, no delegate (control)".ljust(44) + "".join(m(builtin[c]).rjust(w) for c in cpus))
 print("ratio posewatch/LiteRT built-in".ljust(44) + "".join(f"{pw[c][0] / builtin[c]:.3f}".rjust(w) for c in cpus))
 mix = {c: (classes(f"pw-{c}-n", f"pw-{c}-2n", int(n)), classes(f"lt-{c}-n", f"lt-{c}-2n", int(n))) for c in cpus}
@@ -483,26 +512,26 @@ print(f"  {rss[1]}")
 mappings = [l.rstrip("\n") for l in open(os.path.join(work, "rss.stderr")) if l.startswith("rss_probe: mapping")]
 for l in mappings[:6]: print(f"  {l}")
 print()
-# The frame budget: instructions per frame are measured (the whole pipeline of `replay` with the
-# camera's YUYV conversion in place of the clip's I420 one); the IPC of each core, the clocks and
-# the speed-up of MoveNet's operators on more threads are assumptions (docs/performance-arm64.md
-# says where each range comes from). Only MoveNet runs on the worker pool; the rest is one thread.
-boards = [("Pi 4 / 400 / CM4", "cortex-a72", (1.5, 1.8), (0.9, 1.5)), ("Pi 5", "cortex-a76", (2.4,), (1.5, 2.5)),
-          ("Pi 3 B / B+", "cortex-a53", (1.2, 1.4), (0.5, 0.8)), ("Pi Zero 2 W", "cortex-a53", (1.0,), (0.5, 0.8))]
+# The frame budget in cycles: llvm-mca's cycles per frame of the whole pipeline (`replay`, with
+# the camera's YUYV conversion in place of the clip's I420 one); the clocks and the speed-up of
+# MoveNet's operators on more threads are assumptions (docs/performance-arm64.md says where each
+# range comes from). Only MoveNet runs on the worker pool; the rest is one thread. llvm-mca leaves
+# out caches, memory bandwidth and branch misses, so these rates are upper bounds of the model.
+boards = [("Pi 4 / 400 / CM4", "cortex-a72", (1.5, 1.8)), ("Pi 5", "cortex-a76", (2.4,)),
+          ("Pi 3 B / B+", "cortex-a53", (1.2, 1.4)), ("Pi Zero 2 W", "cortex-a53", (1.0,))]
 speedups = {1: (1.0, 1.0), 2: (1.6, 1.85), 3: (2.0, 2.6), 4: (2.3, 3.2)}
-print("frame budget at 15 fps (instructions measured; IPC, clock and thread speed-up assumed)")
-for name, cpu, clocks, (ipc_lo, ipc_hi) in boards:
+print("frame budget at 15 fps in cycles (llvm-mca; clock and thread speed-up assumed)")
+for name, cpu, clocks in boards:
     if cpu not in pw: continue
-    movenet = pw[cpu][0]
-    rest = loop_[cpu] - movenet - cap420[cpu] + cap[cpu]
-    print(f"{name} ({cpu}): {m(movenet + rest)} per frame = MoveNet {m(movenet)} + rest {m(rest)}; IPC {ipc_lo}-{ipc_hi}")
-    print("  threads  speed-up  " + "".join(f"fps at {f} GHz".ljust(18) for f in clocks) + "IPC needed for 15 fps at " + ", ".join(f"{f}" for f in clocks) + " GHz")
+    movenet = cyc["posewatch"][cpu][0]
+    rest = cyc["loop"][cpu][0] - movenet - cyc["capture420"][cpu][0] + cyc["capture"][cpu][0]
+    print(f"{name} ({cpu}): {m(movenet + rest)} cycles per frame = MoveNet {m(movenet)} + rest {m(rest)}")
+    print("  threads  speed-up  " + "".join(f"fps at {f} GHz".ljust(18) for f in clocks))
     for threads, (s_lo, s_hi) in speedups.items():
         slow, fast = rest + movenet / s_lo, rest + movenet / s_hi
-        fps = "".join(f"{f * 1e9 * ipc_lo / slow:.1f} - {f * 1e9 * ipc_hi / fast:.1f}".ljust(18) for f in clocks)
-        need = "; ".join(f"{15 * fast / (f * 1e9):.2f} - {15 * slow / (f * 1e9):.2f}" for f in clocks)
-        print(f"  {threads:<9d}{s_lo:.2f}-{s_hi:.2f}  {fps}{need}")
+        print(f"  {threads:<9d}{s_lo:.2f}-{s_hi:.2f}  " + "".join(f"{f * 1e9 / slow:.1f} - {f * 1e9 / fast:.1f}".ljust(18) for f in clocks))
 print()
 print("arm64 instructions ratio (posewatch/XNNPACK): " + " ".join(f"{c} {pw[c][0] / lt[c]:.3f}" for c in cpus))
+print("arm64 cycles ratio (posewatch/XNNPACK, llvm-mca): " + " ".join(f"{c} {cyc['posewatch'][c][0] / cyc['litert'][c][0]:.3f}" for c in cpus))
 EOF
 say "done; raw counts in $RESULTS, log $LOG"

@@ -16,12 +16,20 @@
  * mul, mla, sdot, sqrdmulh, ... on vector registers: the Cortex-A72 issues these on one port only),
  * loads and stores. A72 port limits turn the mix into a floor on cycles (docs/performance-arm64.md).
  *
- * Arguments (-plugin ./insn_count_plugin.so,out=FILE[,marks=FILE][,sys=113]):
+ * For the cycle model (Tests/Benchmarks/arm64/cycle_model.py) it can also keep every block's
+ * machine code and how often it ran: the code is copied at translation, the count is one relaxed
+ * atomic add per execution (the guest's threads may run the same block).
+ *
+ * Arguments (-plugin ./insn_count_plugin.so,out=FILE[,marks=FILE][,sys=113][,blocks=FILE]):
  *   out=FILE    at exit: "total N", one "thread I N" line per guest thread, and "class C N" lines
  *   marks=FILE  one line "I N" per call of syscall `sys` on thread I: that thread's count so far
  *   sys=NUM     the syscall to mark (default 113, clock_gettime on aarch64)
+ *   blocks=FILE at exit: "block EXECUTIONS INSTRUCTIONS HEX" per translated block that ran (HEX: its
+ *               instructions' bytes as in memory); a block translated twice has two lines
+ * Written against the plugin API of QEMU 7.2 (Debian 12's): qemu_plugin_insn_data returns a pointer.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +44,19 @@ static const char *const class_names[CLASS_COUNT] = {"simd", "simd_mul", "load",
 static uint64_t counts[MAX_THREADS];
 static uint64_t class_counts[MAX_THREADS][CLASS_COUNT];
 
-/* What one translation block holds: its instruction count and its count per class. */
-struct block_info { uint64_t insns; uint32_t classes[CLASS_COUNT]; };
+/* What one translation block holds: its instruction count and its count per class; with blocks=,
+ * its code, how often it ran, and the next block translated before it. */
+struct block_info {
+    uint64_t insns;
+    uint32_t classes[CLASS_COUNT];
+    uint64_t executions;
+    size_t code_size;
+    uint8_t *code;
+    struct block_info *next;
+};
+static FILE *blocks_out;
+static struct block_info *translated;  /* every block, newest first (blocks= only) */
+static pthread_mutex_t translated_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned overflowed;          /* vCPU indices past MAX_THREADS (never expected) */
 static FILE *out;
 static FILE *marks;
@@ -45,7 +64,8 @@ static int64_t marked_syscall = 113;
 
 static void tb_exec(unsigned int vcpu, void *udata)
 {
-    const struct block_info *block = udata;
+    struct block_info *block = udata;
+    if (blocks_out != NULL) __atomic_fetch_add(&block->executions, 1, __ATOMIC_RELAXED);
     if (vcpu < MAX_THREADS) {
         counts[vcpu] += block->insns;
         for (int c = 0; c < CLASS_COUNT; c++) class_counts[vcpu][c] += block->classes[c];
@@ -98,6 +118,21 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         char *text = qemu_plugin_insn_disas(qemu_plugin_tb_get_insn(tb, i));
         if (text != NULL) { classify(text, block->classes); free(text); }
     }
+    if (blocks_out != NULL) {
+        for (size_t i = 0; i < block->insns; i++) block->code_size += qemu_plugin_insn_size(qemu_plugin_tb_get_insn(tb, i));
+        block->code = malloc(block->code_size ? block->code_size : 1);
+        if (block->code == NULL) abort();
+        size_t offset = 0;
+        for (size_t i = 0; i < block->insns; i++) {
+            struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+            memcpy(block->code + offset, qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
+            offset += qemu_plugin_insn_size(insn);
+        }
+        pthread_mutex_lock(&translated_lock);
+        block->next = translated;
+        translated = block;
+        pthread_mutex_unlock(&translated_lock);
+    }
     qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, block);
 }
 
@@ -128,16 +163,29 @@ static void at_exit(qemu_plugin_id_t id, void *userdata)
     if (overflowed) fprintf(out, "overflow more than %d threads: count incomplete\n", MAX_THREADS);
     fclose(out);
     if (marks != NULL) fclose(marks);
+    if (blocks_out != NULL) {
+        pthread_mutex_lock(&translated_lock);
+        for (const struct block_info *b = translated; b != NULL; b = b->next) {
+            uint64_t executions = __atomic_load_n(&b->executions, __ATOMIC_RELAXED);
+            if (executions == 0) continue;
+            fprintf(blocks_out, "block %" PRIu64 " %" PRIu64 " ", executions, b->insns);
+            for (size_t i = 0; i < b->code_size; i++) fprintf(blocks_out, "%02x", b->code[i]);
+            fputc('\n', blocks_out);
+        }
+        pthread_mutex_unlock(&translated_lock);
+        fclose(blocks_out);
+    }
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                                            int argc, char **argv)
 {
     (void)info;
-    const char *out_path = NULL, *marks_path = NULL;
+    const char *out_path = NULL, *marks_path = NULL, *blocks_path = NULL;
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) out_path = argv[i] + 4;
         else if (strncmp(argv[i], "marks=", 6) == 0) marks_path = argv[i] + 6;
+        else if (strncmp(argv[i], "blocks=", 7) == 0) blocks_path = argv[i] + 7;
         else if (strncmp(argv[i], "sys=", 4) == 0) marked_syscall = strtoll(argv[i] + 4, NULL, 10);
         else { fprintf(stderr, "insn_count_plugin: unknown argument %s\n", argv[i]); return -1; }
     }
@@ -148,6 +196,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         marks = fopen(marks_path, "w");
         if (marks == NULL) { perror(marks_path); return -1; }
         setvbuf(marks, NULL, _IOFBF, 1 << 20);
+    }
+    if (blocks_path != NULL) {
+        blocks_out = fopen(blocks_path, "w");
+        if (blocks_out == NULL) { perror(blocks_path); return -1; }
     }
     qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
     qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);

@@ -195,7 +195,12 @@ public struct PeopleInView: ~Copyable {
             } else {
                 forgetOthers(overlapping: box)
                 let slot = freeSlot()
-                persons[slot].start(box, at: time)
+                // Copied out and back rather than mutated in place: a mutating call on the
+                // buffer's element crashes Swift 6.0.3 and 6.3.1 when compiling for
+                // ThreadSanitizer (`-sanitize=thread`), which the process-spawning suites run under.
+                var person = persons[slot]
+                person.start(box, at: time)
+                persons[slot] = person
                 watchedSlot = slot
                 watchIdentifier += 1
                 watchBeganAfresh = true
@@ -232,9 +237,12 @@ public struct PeopleInView: ~Copyable {
             if let match {
                 persons[match].box = box
                 persons[match].lastSeen = time
-                persons[match].sightings += 1
+                persons[match].sightings = persons[match].sightings + 1  // not `+=`: see watchedSeen
             } else {
-                persons[freeSlot()].start(box, at: time)
+                let slot = freeSlot()
+                var person = persons[slot]  // copied out and back: see watchedSeen
+                person.start(box, at: time)
+                persons[slot] = person
             }
         }
         // Everyone present is sampled at the same moments, so their activities compare.

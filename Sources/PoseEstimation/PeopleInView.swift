@@ -74,8 +74,10 @@ public struct PeopleInView: ~Copyable {
         var sampleCount = 0
         var nextSample = 0
 
-        mutating func start(_ box: BoundingBox, at time: Double) {
-            self = Person()
+        init() {}
+
+        /// Someone first seen at `box` at `time`: present, one sighting, no samples yet.
+        init(firstSeenAt box: BoundingBox, time: Double) {
             self.box = box
             firstSeen = time
             lastSeen = time
@@ -195,12 +197,7 @@ public struct PeopleInView: ~Copyable {
             } else {
                 forgetOthers(overlapping: box)
                 let slot = freeSlot()
-                // Copied out and back rather than mutated in place: a mutating call on the
-                // buffer's element crashes Swift 6.0.3 and 6.3.1 when compiling for
-                // ThreadSanitizer (`-sanitize=thread`), which the process-spawning suites run under.
-                var person = persons[slot]
-                person.start(box, at: time)
-                persons[slot] = person
+                persons[slot] = Person(firstSeenAt: box, time: time)
                 watchedSlot = slot
                 watchIdentifier += 1
                 watchBeganAfresh = true
@@ -237,12 +234,11 @@ public struct PeopleInView: ~Copyable {
             if let match {
                 persons[match].box = box
                 persons[match].lastSeen = time
-                persons[match].sightings = persons[match].sightings + 1  // not `+=`: see watchedSeen
+                // Not `+=`: an inout access to a buffer element crashes Swift 6.0.3's SILGen when
+                // compiling for ThreadSanitizer, which the process-spawning suites run under.
+                persons[match].sightings = persons[match].sightings + 1
             } else {
-                let slot = freeSlot()
-                var person = persons[slot]  // copied out and back: see watchedSeen
-                person.start(box, at: time)
-                persons[slot] = person
+                persons[freeSlot()] = Person(firstSeenAt: box, time: time)
             }
         }
         // Everyone present is sampled at the same moments, so their activities compare.

@@ -204,6 +204,17 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
                   out_offset, act_min, act_max);
 }
 
+/// The end of every 16-channel block: the int16 values in v17 (channels 0-7) and v19 (8-15) + the
+/// output offset (saturating), narrowed to int8, clamped, stored.
+#define NEON3X3_NARROW_STORE_ASM \
+    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
+    "sqadd v19.8h, v19.8h, %[out_offset].8h\n" \
+    "sqxtn v17.8b, v17.8h\n" \
+    "sqxtn2 v17.16b, v19.8h\n" \
+    "smax v17.16b, v17.16b, %[act_min].16b\n" \
+    "smin v17.16b, v17.16b, %[act_max].16b\n" \
+    "st1 {v17.16b}, [%[out]], #16\n"
+
 /// Both 16-channel blocks end alike: tap 8 alone (`smull` into int16, `saddw` into the int32
 /// accumulators v17–v20), then the requantisation of v17–v20 (TFLite's exact form: `sqrdmulh`,
 /// the `and` + `ssra` tie fix, `srshl` by −right) with v0–v7 reloaded from `k` as the multiplier
@@ -238,13 +249,7 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
     "sqxtn2 v17.8h, v18.4s\n" \
     "sqxtn v19.4h, v19.4s\n" \
     "sqxtn2 v19.8h, v20.4s\n" \
-    "sqadd v17.8h, v17.8h, %[out_offset].8h\n" \
-    "sqadd v19.8h, v19.8h, %[out_offset].8h\n" \
-    "sqxtn v17.8b, v17.8h\n" \
-    "sqxtn2 v17.16b, v19.8h\n" \
-    "smax v17.16b, v17.16b, %[act_min].16b\n" \
-    "smin v17.16b, v17.16b, %[act_max].16b\n" \
-    "st1 {v17.16b}, [%[out]], #16\n"
+    NEON3X3_NARROW_STORE_ASM
 
 /// The same block (paired taps, no left shift: TFLite's symmetric weights and multipliers below 1,
 /// so MoveNet's every layer) with hand-allocated registers, so the count does not depend on the
@@ -328,13 +333,7 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
     "srshl v20.4s, v20.4s, v7.4s\n"                       \
     "sqxtn2 v17.8h, v18.4s\n"                             \
     "sqxtn2 v19.8h, v20.4s\n"                             \
-    "sqadd v17.8h, v17.8h, %[out_offset].8h\n"            \
-    "sqadd v19.8h, v19.8h, %[out_offset].8h\n"            \
-    "sqxtn v17.8b, v17.8h\n"                              \
-    "sqxtn2 v17.16b, v19.8h\n"                            \
-    "smax v17.16b, v17.16b, %[act_min].16b\n"             \
-    "smin v17.16b, v17.16b, %[act_max].16b\n"             \
-    "st1 {v17.16b}, [%[out]], #16\n"                      \
+    NEON3X3_NARROW_STORE_ASM
 
 
 /// neondot: the same block with taps 0–3 and 4–7 through SDOT: zip1/zip2 of the four tap rows

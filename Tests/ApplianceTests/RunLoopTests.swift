@@ -237,6 +237,48 @@ func boundDatagramSocket(at path: String) -> Int32 {
         }
     }
 
+    /// A board booted without its camera: posewatch is up (READY, so systemd does not kill it at its
+    /// start timeout and restart it in a loop), says the camera is lost once, keeps looking, and
+    /// stops cleanly on SIGTERM with the LEDs off.
+    @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func noCameraAtStartIsReadyAndLostNotARestartLoop() throws {
+        let moveNet = try #require(Self.moveNet)
+        let config = directory + "/no-camera.toml"
+        let file = try #require(fopen(config, "w"))
+        fputs("[models]\npose = \"\(moveNet)\"\n[camera]\ndevice = \"\(directory)/no-such-camera\"\n", file)
+        fclose(file)
+        let notify = notifySocket()
+        defer { close(notify.fd) }
+        let log = directory + "/no-camera.log", output = directory + "/no-camera.out"
+        let pid = try launchWithDefaultSignals([PosewatchProcess.binary, "run", "--leds", "console", "--config", config],
+                                               environment: ["NOTIFY_SOCKET=\(notify.path)"], standardOutput: output, standardError: log)
+        // READY comes once the loop runs and finds no camera; give a loaded debug build time to load the model.
+        var messages: [String] = []
+        for _ in 0..<150 where !messages.contains("READY=1") {
+            messages += drain(notify.fd)
+            if !messages.contains("READY=1") { usleep(100_000) }
+        }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        messages += drain(notify.fd)
+        #expect(messages.contains("READY=1"), "\(messages)")
+        #expect(messages.last == "STOPPING=1", "\(messages)")
+        #expect((status >> 8) & 0xFF == 0 && status & 0x7F == 0, "status \(status)")
+        let text = contents(of: log)
+        #expect(text.components(separatedBy: "camera lost: ").count == 2, "one 'camera lost' line:\n\(text)")
+        #expect(text.contains("no-such-camera"))
+        // The status LED blinked (console LEDs print each change) and every line ended off.
+        var last: [String: String] = [:]
+        var statusChanges = 0
+        for line in contents(of: output).split(separator: "\n") where line.contains("] led ") {
+            let words = line.split(separator: " ")
+            last[String(words[2])] = String(words.last!)
+            if words[2] == "status" { statusChanges += 1 }
+        }
+        #expect(statusChanges >= 2, "the status LED should blink while the camera is lost")
+        #expect(last.count == 6 && last.values.allSatisfy { $0 == "off" }, "\(last)")
+    }
+
     @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func aMissingGPIOLineIsAConfigurationErrorNotARestartLoop() throws {
         let moveNet = try #require(Self.moveNet)
         let config = writeConfig(moveNet)

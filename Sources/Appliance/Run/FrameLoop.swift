@@ -196,6 +196,13 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             outputs.leds.setStatus(.cameraLost, at: now)
             outputs.leds.show(.noPerson, at: now)
             logger.error(in: &cameraErrors, at: now, "camera lost: \(error); retrying", LogFields(event: .camera))
+            // No camera at start (a board booted without one) is the appliance doing its job: it
+            // blinks fast and keeps looking. Waiting for frames to say READY would leave systemd
+            // "activating" until its start timeout killed posewatch and restarted it, over and over.
+            if !isReady {
+                isReady = true
+                try? notifier.ready()
+            }
         case .cameraBack:
             outputs.cameraBack(at: now)
             outputs.leds.setStatus(.healthy, at: now)

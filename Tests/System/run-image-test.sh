@@ -234,6 +234,9 @@ write $here/guest/imagetest-hardware.sh /usr/local/lib/imagetest/imagetest-hardw
 write $here/guest/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
 symlink /etc/systemd/system/multi-user.target.wants/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
 DEBUGFS
+# What the image itself ships as identity (must be nothing: every card makes its own at first boot).
+image_mid=$(debugfs -R 'cat /etc/machine-id' "$rootfs" 2>/dev/null | tr -d '[:space:]')
+image_keys=$(debugfs -R 'ls -l /etc/ssh' "$rootfs" 2>/dev/null | grep -o 'ssh_host_[a-z0-9]*_key[.a-z]*' | paste -sd' ')
 debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
 debugfs -R 'stat /etc/systemd/system/imagetest-hardware.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
     || { fail "could not add the stand-in hardware to the test card (see $run/debugfs.log)"; exit 1; }
@@ -286,8 +289,11 @@ g 'timeout 300 cloud-init status --wait' > "$run/cloud-init-status.txt" 2>&1
 g 'sudo systemctl is-system-running --wait' > "$run/system-running.txt" 2>&1
 info_boot=$(g 'systemd-analyze 2>/dev/null | head -n 1')
 echo "INFO: $info_boot; system $(cat "$run/system-running.txt"); cloud-init $(tr '\n' ' ' < "$run/cloud-init-status.txt")"
-g 'sudo systemctl --failed --no-legend' > "$run/failed-units.txt" 2>&1
-[ -s "$run/failed-units.txt" ] && echo "INFO: failed units: $(tr -s ' \n' ' ' < "$run/failed-units.txt")"
+g 'sudo systemctl --failed --no-legend --plain' > "$run/failed-units.txt" 2>&1
+state=$(tr -d '\n' < "$run/system-running.txt")
+[ "$state" = running ] && [ ! -s "$run/failed-units.txt" ] \
+    && pass "first boot: systemctl is-system-running says running, no failed unit" \
+    || fail "first boot: system '$state', failed units: $(tr -s ' \n' ' ' < "$run/failed-units.txt")"
 
 h=$(g hostname)
 [ "$h" = posewatch-imgtest ] && pass "user-data: hostname $h" || fail "user-data: hostname '$h', want posewatch-imgtest"
@@ -308,13 +314,23 @@ part_size=$(g 'lsblk -bno SIZE /dev/disk/by-label/RASPIROOT') fs_size=$(g 'df -B
 (( ${part_size:-0} > 3 * 1024 * 1024 * 1024 && ${fs_size:-0} > 3 * 1024 * 1024 * 1024 )) \
     && pass "root grown to the card: partition $(( part_size / 1048576 )) MiB, file system $(( fs_size / 1048576 )) MiB (4 GiB card)" \
     || fail "root not grown to the 4 GiB card: partition ${part_size:-?} B, file system ${fs_size:-?} B"
-g 'test ! -e /boot/firmware/posewatch.toml' 2>/dev/null; moved=$?
+# As root (the partition is dmask 0077: the owner's user cannot even look), and only counted when
+# root sees the partition's other files, so an unreadable or unmounted partition cannot pass.
+g 'sudo test -f /boot/firmware/config.txt && sudo test ! -e /boot/firmware/posewatch.toml' 2>/dev/null; moved=$?
 g 'sudo grep -q "^summary_interval = 4" /etc/posewatch/posewatch.toml' && [ "$moved" = 0 ] \
     && pass "posewatch.toml from the boot partition moved to /etc/posewatch/ ($(g 'journalctl -b -u posewatch-boot-config -o cat | grep applied | head -n 1'))" \
     || fail "posewatch.toml not moved from the boot partition to /etc/posewatch/"
-mid=$(g cat /etc/machine-id) keys=$(g 'ls /etc/ssh/ssh_host_ed25519_key.pub 2>/dev/null')
-[ ${#mid} = 32 ] && [ -n "$keys" ] && pass "per-card identity made on first boot: machine-id $mid, SSH host keys" \
-    || fail "machine-id '$mid' / SSH host keys '$keys'"
+# Per-card identity: none in the image (read from it before the boot), made on this card's first
+# boot, and different from every earlier test card's (the ids of past runs are kept in
+# $work/identities: two copies of one image must not share a machine-id or a host key).
+mid=$(g cat /etc/machine-id | tr -d '[:space:]') hostkey=$(g 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' | awk '{print $2}')
+seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
+if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
+    pass "per-card identity: the image ships no machine-id and no SSH host key; this card made machine-id $mid and host key $hostkey, unlike the $(wc -l < "$work/identities" 2>/dev/null || echo 0) earlier test cards"
+else
+    fail "per-card identity: image machine-id '$image_mid', host keys '$image_keys'; card machine-id '$mid', host key '$hostkey', seen on $seen earlier cards"
+fi
+[ -n "$mid" ] && [ -n "$hostkey" ] && echo "$mid $hostkey" >> "$work/identities"
 g 'sudo /usr/lib/posewatch/install-model --check' > "$run/model-check.txt" 2>&1 \
     && pass "MoveNet baked in: $(tr -d '\n' < "$run/model-check.txt")" || fail "MoveNet: $(tr -d '\n' < "$run/model-check.txt")"
 js=$(g 'systemctl is-active systemd-timesyncd systemd-networkd systemd-resolved avahi-daemon ssh' | paste -sd' ')
@@ -348,13 +364,34 @@ done
 (( got > 0 )) && pass "journal upload: systemd-journal-remote on the host received $got posewatch entries from posewatch-imgtest ($up_state)" \
     || fail "journal upload: no posewatch entries reached systemd-journal-remote ($up_state; $run/journal-remote.log)"
 
+echo "---- the card's security"
+wifi=$(g 'sudo grep -rl imagetest-wifi-passphrase /boot/firmware' 2>/dev/null | paste -sd' ')
+kept=$(g 'sudo stat -c "%a %U" /var/lib/posewatch-image /var/lib/posewatch-image/network-config.*' 2>/dev/null | paste -sd' ')
+[ -z "$wifi" ] && [[ "$kept" == "700 root "*"600 root" ]] \
+    && pass "Wi-Fi passphrase: off the boot partition after first boot, kept root-only ($kept; $(g 'journalctl -b -u posewatch-secure-boot-partition -o cat' | grep -m1 '^moved' | cut -c1-80)…)" \
+    || fail "Wi-Fi passphrase: still on the boot partition in '$wifi', or not kept root-only: '$kept'"
+pw=$(g "sudo awk -F: '\$2 !~ /^[!*]/ { print \$1 }' /etc/shadow" | paste -sd' ')
+nacc=$(g 'sudo wc -l < /etc/shadow')
+[ -z "$pw" ] && (( ${nacc:-0} > 10 )) && pass "accounts: none of the $nacc has a usable or empty password (owner's user-data sets none)" \
+    || fail "accounts with a usable or empty password: '$pw' (of ${nacc:-?})"
+llmnr=$(g 'resolvectl llmnr' | paste -sd' ') llport=$(g 'ss -Hlnu sport = :5355' | wc -l)
+[[ "$llmnr" == *": no"* && "$llmnr" != *": yes"* && "$llport" = 0 ]] && pass "LLMNR off: $llmnr; nothing listens on UDP 5355" \
+    || fail "LLMNR: '$llmnr', $llport sockets on UDP 5355"
+warn=$(g 'journalctl -b -u posewatch-boot-config -p warning -o cat' | grep -m1 'plain http')
+[ -n "$warn" ] && pass "journal-upload.conf with http://: applied with a warning in the journal: ${warn:0:100}…" \
+    || fail "journal-upload.conf with http://: no warning in posewatch-boot-config's journal"
+
 echo "---- a bad posewatch.toml on the boot partition, then a reboot"
+boot_id=$(g cat /proc/sys/kernel/random/boot_id)
 printf '[camera]\nfps = 30\n' | g 'sudo tee /boot/firmware/posewatch.toml >/dev/null'
 g 'sudo systemctl reboot' >/dev/null 2>&1
 sleep 20
 t_reboot=$(date +%s)
 if wait_ssh 600; then
-    pass "bad posewatch.toml: the board came back and is reachable over SSH after $(( $(date +%s) - t_reboot + 20 )) s"
+    new_boot_id=$(g cat /proc/sys/kernel/random/boot_id) new_mid=$(g cat /etc/machine-id | tr -d '[:space:]')
+    [ -n "$boot_id" ] && [ -n "$new_boot_id" ] && [ "$new_boot_id" != "$boot_id" ] && [ "$new_mid" = "$mid" ] \
+        && pass "bad posewatch.toml: the board rebooted (boot_id $boot_id → $new_boot_id, machine-id kept) and is reachable over SSH at the fixed address after $(( $(date +%s) - t_reboot + 20 )) s (network-config no longer on the card)" \
+        || fail "bad posewatch.toml: after the reboot boot_id '$boot_id' → '$new_boot_id', machine-id '$mid' → '$new_mid'"
     sleep 10
     for i in $(seq 1 12); do
         st=$(g 'systemctl show -p ActiveState,Result,ExecMainStatus,NRestarts posewatch | paste -sd" "')
@@ -374,6 +411,11 @@ else
     fail "bad posewatch.toml: the board did not come back over SSH in 600 s after the reboot"
 fi
 wait "$qemu_pid" 2>/dev/null; qemu_pid=""
+# The card as a thief would read it: the FAT partition's raw bytes, deleted clusters included.
+p1_size=$(part 0 size)
+raw=$(dd if="$run/test.img" bs=512 skip="$p1_start" count="${p1_size:-0}" status=none | grep -a -c imagetest-wifi-passphrase)
+[ -n "$p1_size" ] && [ "$raw" = 0 ] && pass "Wi-Fi passphrase: not in the boot partition's raw bytes after power-off (deleted clusters included)" \
+    || fail "Wi-Fi passphrase: $raw raw matches in the boot partition after power-off"
 echo "SUMMARY image-test pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
 echo "logs: $run (console.log, checks.log, posewatch-journal.json, remote/)"
 [ "$fails" = 0 ]

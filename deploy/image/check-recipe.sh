@@ -14,6 +14,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Scripts parse.
 bad=""
 for f in "$here/build.sh" "$here/configure-in-root.sh" "$here/rootfs/usr/lib/posewatch-image/apply-boot-config" \
+         "$here/rootfs/usr/lib/posewatch-image/secure-boot-partition" \
          "$repo/Tests/System/run-image-test.sh" "$repo/Tests/System/guest/imagetest-hardware.sh" \
          "$repo/Tests/System/guest/imagetest-leds.sh"; do
     case "$(head -n 1 "$f")" in *bash*) bash -n "$f" 2>/dev/null || bad="$bad $f" ;; *) sh -n "$f" 2>/dev/null || bad="$bad $f" ;; esac
@@ -104,6 +105,38 @@ if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ ! -e "$t/boot/posewatch.toml" ] \
 else
     fail "apply-boot-config: exit $rc1/$rc2; $(cat "$t/out1" "$t/out2" | paste -sd' ')"
 fi
+
+# The http:// URL above was applied with a warning at warning priority (journald reads the <4>).
+grep -q '^<4>warning: journal-upload.conf: http://collector.invalid:19532 is plain http' "$t/out2" \
+    && pass "apply-boot-config: a plain http:// journal-upload URL is applied with a warning for the journal" \
+    || fail "apply-boot-config: no warning for a plain http:// URL: $(cat "$t/out2" | paste -sd' ')"
+
+# secure-boot-partition: network-config (the Wi-Fi passphrase) leaves the boot partition once
+# cloud-init applied it: copied root-only into the root file system, overwritten, removed.
+s=$t/secure; mkdir -p "$s/boot" "$s/cloud/data"
+printf 'instance-id: card-1\r\n' > "$s/boot/meta-data"; echo card-1 > "$s/cloud/data/instance-id"
+printf 'version: 2\r\nwifis:\r\n  wlan0:\r\n    access-points:\r\n      "home": {password: "correct horse"}\r\n' > "$s/boot/network-config"
+secure() { POSEWATCH_BOOT_DIR=$s/boot POSEWATCH_SECRETS_DIR=$s/keep POSEWATCH_CLOUD_DIR=$s/cloud \
+           "$here/rootfs/usr/lib/posewatch-image/secure-boot-partition"; }
+secure > "$s/out1" 2>&1; rc1=$?
+printf 'version: 2\n' > "$s/boot/network-config"; echo card-0 > "$s/cloud/data/instance-id"
+secure > "$s/out2" 2>&1; rc2=$?
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ ! -e "$s/boot/network-config" ] && [ "$(stat -c %a "$s/keep")" = 700 ] \
+   && [ "$(stat -c %a "$s/keep/network-config.card-1")" = 600 ] && grep -q 'password: "correct horse"}$' "$s/keep/network-config.card-1" \
+   && grep -q '^moved .*applied by cloud-init for instance card-1' "$s/out1" \
+   && grep -q "^<4>moved .*cloud-init did not apply it (instance 'card-0', meta-data says 'card-1')" "$s/out2" \
+   && [ "$(cat "$s/keep/network-config.card-0")" = 'version: 2' ]; then
+    pass "secure-boot-partition: network-config moved off the boot partition (0600 in a 0700 directory), a file cloud-init did not apply moved with a warning"
+else
+    fail "secure-boot-partition: exit $rc1/$rc2; $(cat "$s/out1" "$s/out2" | paste -sd' '); $(ls -la "$s/boot" "$s/keep" 2>&1 | paste -sd' ')"
+fi
+
+# Name resolution the appliance does not need stays off (LLMNR answers and can be spoofed by anyone
+# on the network); the build locks every account without a password the owner set.
+grep -qx 'LLMNR=no' "$here/rootfs/etc/systemd/resolved.conf.d/60-posewatch.conf" \
+  && grep -q "^passwd -l root" "$conf" && grep -q "awk -F: '\$2 !~ /^\[!\*\]/" "$conf" \
+  && pass "LLMNR off (resolved.conf.d), root locked and no usable password checked at build" \
+  || fail "resolved.conf.d LLMNR=no, or configure-in-root.sh's account lock and check, missing"
 
 echo "image recipe: $passes passed, $fails failed"
 [ "$fails" = 0 ]

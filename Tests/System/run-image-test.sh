@@ -30,14 +30,17 @@ set -uo pipefail
 main() {
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-deb=${POSEWATCH_IMAGE_DEB:-} image=""
+deb=${POSEWATCH_IMAGE_DEB:-} image="" machine=virt
+usage="usage: $0 [--machine virt|raspi3b|raspi4b] [--deb posewatch_<v>_arm64.deb] [--image IMG(.xz)]"
 while [ $# -gt 0 ]; do
     case "$1" in
         --deb) deb=${2:?--deb needs a file}; shift 2 ;;
         --image) image=${2:?--image needs a file}; shift 2 ;;
-        *) echo "usage: $0 [--deb posewatch_<v>_arm64.deb] [--image IMG(.xz)]" >&2; exit 2 ;;
+        --machine) machine=${2:?--machine needs virt, raspi3b or raspi4b}; shift 2 ;;
+        *) echo "$usage" >&2; exit 2 ;;
     esac
 done
+case "$machine" in virt|raspi3b|raspi4b) ;; *) echo "$usage" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "run-image-test.sh: needs root (image build, chroot)" >&2; exit 2; }
 model_name=movenet_singlepose_lightning_int8_4.tflite
 model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
@@ -215,6 +218,18 @@ printf '[Upload]\nURL=http://10.0.2.100:19532\n' > "$run/journal-upload.conf"
 for f in user-data meta-data network-config posewatch.toml journal-upload.conf; do
     mcopy -o -i "$fat" "$run/$f" "::$f" || fail "mcopy $f to the boot partition"
 done
+# What the image itself ships as identity (must be nothing: every card makes its own at first boot).
+rootfs="$run/test.img?offset=$root_off"
+image_mid=$(debugfs -R 'cat /etc/machine-id' "$rootfs" 2>/dev/null | tr -d '[:space:]')
+image_keys=$(debugfs -R 'ls -l /etc/ssh' "$rootfs" 2>/dev/null | grep -o 'ssh_host_[a-z0-9]*_key[.a-z]*' | paste -sd' ')
+mcopy -o -i "$fat" "::$kernel_file" "$run/vmlinuz"
+mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img"
+if [ "$machine" != virt ]; then
+    raspi_boot
+    echo "SUMMARY image-test machine=$machine pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s"
+    echo "logs: $run (console.log, board.txt, checks.log)"
+    [ "$fails" = 0 ]; return
+fi
 # Stand-in hardware (test copy only): gpio-sim.ko for this kernel from run-system-test.sh's cache.
 kcache=/var/cache/posewatch-ci/systest-arm64/kernel-$kver
 if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
@@ -226,7 +241,6 @@ if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
     echo "SUMMARY image-test pass=$passes fail=$fails (no boot)"; exit 1
 fi
 # debugfs writes into the ext4 root inside the image file (offset syntax): no loop device, no mount.
-rootfs="$run/test.img?offset=$root_off"
 cat > "$run/debugfs.cmd" <<DEBUGFS
 mkdir /usr/local/lib/imagetest
 write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko
@@ -234,14 +248,9 @@ write $here/guest/imagetest-hardware.sh /usr/local/lib/imagetest/imagetest-hardw
 write $here/guest/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
 symlink /etc/systemd/system/multi-user.target.wants/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
 DEBUGFS
-# What the image itself ships as identity (must be nothing: every card makes its own at first boot).
-image_mid=$(debugfs -R 'cat /etc/machine-id' "$rootfs" 2>/dev/null | tr -d '[:space:]')
-image_keys=$(debugfs -R 'ls -l /etc/ssh' "$rootfs" 2>/dev/null | grep -o 'ssh_host_[a-z0-9]*_key[.a-z]*' | paste -sd' ')
 debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
 debugfs -R 'stat /etc/systemd/system/imagetest-hardware.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
     || { fail "could not add the stand-in hardware to the test card (see $run/debugfs.log)"; exit 1; }
-mcopy -o -i "$fat" "::$kernel_file" "$run/vmlinuz"
-mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img"
 
 # ------------------------------------------------------------------ 4. boot
 jport=19532 sport=2222
@@ -416,8 +425,82 @@ p1_size=$(part 0 size)
 raw=$(dd if="$run/test.img" bs=512 skip="$p1_start" count="${p1_size:-0}" status=none | grep -a -c imagetest-wifi-passphrase)
 [ -n "$p1_size" ] && [ "$raw" = 0 ] && pass "Wi-Fi passphrase: not in the boot partition's raw bytes after power-off (deleted clusters included)" \
     || fail "Wi-Fi passphrase: $raw raw matches in the boot partition after power-off"
-echo "SUMMARY image-test pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
+echo "SUMMARY image-test machine=virt pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
 echo "logs: $run (console.log, checks.log, posewatch-journal.json, remote/)"
 [ "$fails" = 0 ]
+}
+# raspi_boot: the test card on QEMU's Raspberry Pi machine ($machine) with the Pi's own device tree,
+# SD host and GPIO driver. QEMU boots the image's kernel, initrd and cmdline.txt directly with the
+# board's DTB from the boot partition (the VideoCore firmware stage, which reads config.txt, is not
+# emulated: the static checks cover it). No network reaches these guests: imagetest-board.sh checks
+# the board inside and prints marked lines on the serial console (the mini UART, ttyS1, as on a
+# real Pi whose PL011 serves Bluetooth), which this reads back.
+raspi_boot() {
+    local dtb qemu_prefix=() mem=() run_in=$run
+    case "$machine" in
+        raspi3b) dtb=bcm2837-rpi-3-b.dtb ;;
+        raspi4b) dtb=bcm2711-rpi-4-b.dtb mem=(-m 2G) ;;
+    esac
+    mcopy -o -i "$fat" "::$dtb" "$run/board.dtb" || { fail "$dtb not on the boot partition"; return; }
+    cat > "$run/debugfs.cmd" <<DEBUGFS
+mkdir /usr/local/lib/imagetest
+write $here/guest/imagetest-board.sh /usr/local/lib/imagetest/imagetest-board.sh
+write $here/guest/imagetest-board.service /etc/systemd/system/imagetest-board.service
+symlink /etc/systemd/system/multi-user.target.wants/imagetest-board.service /etc/systemd/system/imagetest-board.service
+DEBUGFS
+    debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
+    debugfs -R 'stat /etc/systemd/system/imagetest-board.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
+        || { fail "could not add the board checks to the test card (see $run/debugfs.log)"; return; }
+    # raspi4b needs QEMU 9 or newer (bookworm's is 7.2): it runs from the Debian 13 root of the
+    # project's trixie check (.ci/check-trixie.sh makes it), with trixie's qemu-system-arm added.
+    local qemu=qemu-system-aarch64
+    if [ "$machine" = raspi4b ] && ! qemu-system-aarch64 -M help | grep -qw raspi4b; then
+        local troot=${POSEWATCH_CI_CACHE:-/var/cache/posewatch-ci}/trixie-amd64
+        [ -d "$troot/usr" ] || { fail "raspi4b: bookworm's QEMU has no raspi4b and there is no Debian 13 root at $troot (.ci/check-trixie.sh makes it)"; return; }
+        if [ ! -x "$troot/usr/bin/qemu-system-aarch64" ]; then
+            log "raspi4b: installing trixie's qemu-system-arm into $troot"
+            unshare --mount --propagation private -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" sh -c "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq --no-install-recommends qemu-system-arm"' "$troot" > "$run/qemu-install.log" 2>&1 \
+                || { fail "raspi4b: could not install qemu-system-arm in $troot (see $run/qemu-install.log)"; return; }
+        fi
+        mkdir -p "$troot/imagetest-run"
+        qemu_prefix=(unshare --mount --propagation private -- sh -c 'mount --bind "$1" "$0/imagetest-run" && mount -t proc proc "$0/proc" && shift 1 && exec chroot "$0" "$@"' "$troot" "$run")
+        run_in=/imagetest-run
+    fi
+    log "booting $machine ($(${qemu_prefix[@]+"${qemu_prefix[@]}"} $qemu --version | head -n 1)), kernel $kver, DTB $dtb, limit ${vm_timeout}s"
+    local q=($qemu -M "$machine" "${mem[@]+"${mem[@]}"}" -display none -monitor none -serial null -serial "file:$run_in/console.log"
+             -kernel "$run_in/vmlinuz" -initrd "$run_in/initrd.img" -dtb "$run_in/board.dtb"
+             -append "$cmdline console=ttyS1,115200"
+             -drive "if=sd,format=raw,file=$run_in/test.img")
+    printf '%q ' "${qemu_prefix[@]+"${qemu_prefix[@]}"}" "${q[@]}" > "$run/qemu.cmd"; echo >> "$run/qemu.cmd"
+    t_boot=$(date +%s)
+    timeout --kill-after=10 "$vm_timeout" ${qemu_prefix[@]+"${qemu_prefix[@]}"} "${q[@]}" < /dev/null > "$run/qemu.out" 2>&1 &
+    qemu_pid=$!
+    local ready_s=""
+    while kill -0 "$qemu_pid" 2>/dev/null; do
+        grep -q 'IMAGETEST DONE' "$run/console.log" 2>/dev/null && break
+        [ -z "$ready_s" ] && grep -q 'Started posewatch.service' "$run/console.log" 2>/dev/null && ready_s=$(( $(date +%s) - t_boot ))
+        sleep 5
+    done
+    sleep 3; kill "$qemu_pid" 2>/dev/null; wait "$qemu_pid" 2>/dev/null; qemu_pid=""
+    tr -d '\r' < "$run/console.log" | sed -n 's/.*IMAGETEST //p' > "$run/board.txt"
+    if ! grep -q '^DONE' "$run/board.txt"; then
+        fail "$machine: the board checks did not finish in ${vm_timeout}s (console: $run/console.log; $(tail -n 3 "$run/qemu.out" | paste -sd' '))"
+        tail -n 30 "$run/console.log"; return
+    fi
+    grep -E '^(INFO|doctor):' "$run/board.txt" | sed 's/^/    /'
+    while IFS= read -r l; do pass "$machine: ${l#PASS: }"; done < <(grep '^PASS: ' "$run/board.txt")
+    while IFS= read -r l; do fail "$machine: ${l#FAIL: }"; done < <(grep '^FAIL: ' "$run/board.txt")
+    grep -q '^PASS: ' "$run/board.txt" || fail "$machine: no check passed"
+    # Another copy of the image: its identity must differ from every earlier card's.
+    local id mid hostkey seen
+    id=$(sed -n 's/^IDENTITY //p' "$run/board.txt" | head -n 1); mid=${id%% *} hostkey=${id#* }
+    seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
+    if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ "$hostkey" != "$mid" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
+        pass "$machine: per-card identity: none in the image; machine-id $mid and host key $hostkey, unlike the $(wc -l < "$work/identities" 2>/dev/null || echo 0) earlier test cards"
+    else
+        fail "$machine: per-card identity: image '$image_mid' '$image_keys'; card '$id', seen on ${seen:-?} earlier cards"
+    fi
+    [ -n "$mid" ] && echo "$id" >> "$work/identities"
+    echo "INFO: $machine: posewatch.service started ${ready_s:-?} s after QEMU started; board checks done after $(( $(date +%s) - t_boot )) s"
 }
 main "$@"; exit

@@ -140,20 +140,49 @@ esac
 [ "$root_ok" = yes ] && grep -qw rootwait <<< "$cmdline" \
     && pass "cmdline.txt: root=$root_arg matches the root partition, rootwait ($cmdline)" \
     || fail "cmdline.txt: root=$root_arg does not match the partition table (label $root_label, id $label_id) or no rootwait: $cmdline"
-# The boards docs/image.md claims: Pi 3 B/B+/A+, Zero 2 W (bcm2837/bcm2710), 4 B, 400, CM4 (bcm2711).
+# The boards docs/image.md claims: Pi 3 B/B+/A+, Zero 2 W (bcm2837/bcm2710), 4 B, 400, CM4 (bcm2711),
+# 5 (bcm2712: C1, and D0 under Debian's and the firmware's name). The Pi 5's firmware is in its
+# EEPROM: it needs only config.txt, the kernel, initramfs and its DTB here.
+board_dtbs="bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb bcm2837-rpi-3-a-plus.dtb bcm2837-rpi-zero-2-w.dtb
+            bcm2711-rpi-4-b.dtb bcm2711-rpi-400.dtb bcm2711-rpi-cm4-io.dtb
+            bcm2712-rpi-5-b.dtb bcm2712-d-rpi-5-b.dtb bcm2712d0-rpi-5-b.dtb"
 missing=""
-for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat \
-         bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb bcm2837-rpi-3-a-plus.dtb bcm2837-rpi-zero-2-w.dtb \
-         bcm2711-rpi-4-b.dtb bcm2711-rpi-400.dtb bcm2711-rpi-cm4-io.dtb; do
+for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat $board_dtbs; do
     has_boot_file "$f" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "boot partition: firmware (bootcode.bin, start*.elf, fixup*.dat) and the DTBs of Pi 3 B/B+/A+, Zero 2 W, 4 B, 400, CM4" \
+[ -z "$missing" ] && pass "boot partition: firmware (bootcode.bin, start*.elf, fixup*.dat) and the DTBs of Pi 3 B/B+/A+, Zero 2 W, 4 B, 400, CM4, 5 (C1, D0)" \
     || fail "boot partition lacks:$missing"
+# kernel= and initramfs apply to every board only outside a [filter] section (the Pi 5 included).
+first_section=$(tr -d '\r' < "$run/config.txt" | grep -n '^\[' | grep -v '\[all\]' | head -n 1 | cut -d: -f1)
+kernel_line=$(tr -d '\r' < "$run/config.txt" | grep -n '^kernel=' | tail -n 1 | cut -d: -f1)
+initrd_line=$(tr -d '\r' < "$run/config.txt" | grep -n '^initramfs ' | tail -n 1 | cut -d: -f1)
+[ -n "$kernel_line" ] && [ -n "$initrd_line" ] && { [ -z "$first_section" ] || (( kernel_line < first_section && initrd_line < first_section )); } \
+    && pass "config.txt: kernel= and initramfs in no board section (lines $kernel_line, $initrd_line${first_section:+; first section at line $first_section}): every board, the Pi 5 included, boots them" \
+    || fail "config.txt: kernel= (line ${kernel_line:-none}) or initramfs (line ${initrd_line:-none}) inside a board section (line $first_section)"
+# Each board's device tree as its firmware hands it to the kernel: the header's GPIO controller, its
+# line names or their absence, and each default LED line resolved as posewatch resolves it.
+mkdir -p "$run/dtb"
+for f in $board_dtbs; do mcopy -o -i "$fat" "::$f" "$run/dtb/$f" 2>> "$run/checks.log"; done
+if (cd "$run/dtb" && python3 "$here/dtb_header_lines.py" $board_dtbs) > "$run/dtb-lines.txt" 2>&1; then
+    pass "device trees: the six default LED lines resolve on every board's header controller (by name on Pi 3/4, by header number on the Pi 5's unnamed pinctrl-rp1)"
+else
+    fail "device trees: a default LED line resolves nowhere (see below)"
+fi
+sed 's/^/    /' "$run/dtb-lines.txt"
 missing=""
 for f in user-data meta-data posewatch.toml journal-upload.conf; do has_boot_file "$f" || missing="$missing $f"; done
 [ -z "$missing" ] && pass "boot partition: the owner's files user-data, meta-data, posewatch.toml, journal-upload.conf" \
     || fail "boot partition lacks the owner's files:$missing"
 kver=${kernel_file#vmlinuz-}
+# The Pi 5's drivers: the SD host and BCM2712 pin/GPIO/interrupt controllers in the initramfs (the
+# root is on the card), the RP1 (header GPIO, Ethernet, USB) in the root's modules.
+mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img" 2>> "$run/checks.log"
+initrd_ko=$(zstd -dc "$run/initrd.img" 2>/dev/null | cpio -it --quiet 2>/dev/null | grep -oE '(sdhci-brcmstb|pinctrl-brcmstb-bcm2712|gpio-brcmstb|irq-bcm2712-mip)\.ko' | sort -u | paste -sd' ')
+root_ko=$(for d in misc/rp1 pinctrl clk; do debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/$d" "$image?offset=$root_off" 2>/dev/null; done \
+          | grep -oE '(rp1_pci|pinctrl-rp1|clk-rp1)\.ko' | sort -u | paste -sd' ')
+[ "$initrd_ko" = "gpio-brcmstb.ko irq-bcm2712-mip.ko pinctrl-brcmstb-bcm2712.ko sdhci-brcmstb.ko" ] && [ "$root_ko" = "clk-rp1.ko pinctrl-rp1.ko rp1_pci.ko" ] \
+    && pass "Pi 5 drivers: initramfs has $initrd_ko; kernel $kver's modules have $root_ko" \
+    || fail "Pi 5 drivers: initramfs has '${initrd_ko}', kernel $kver's modules '${root_ko}' (want the SD host, BCM2712 pinctrl/GPIO/MIP, RP1)"
 
 # ------------------------------------------------------------------ 3. the owner's card
 log "preparing the test card: first-boot files on the FAT partition, stand-in hardware in the root"
@@ -230,20 +259,24 @@ if [ "$machine" != virt ]; then
     echo "logs: $run (console.log, board.txt, checks.log)"
     [ "$fails" = 0 ]; return
 fi
-# Stand-in hardware (test copy only): gpio-sim.ko for this kernel from run-system-test.sh's cache.
+# Stand-in hardware (test copy only): the kernel's own gpio-sim (Linux 7.x from backports has it),
+# else gpio-sim.ko for this kernel from run-system-test.sh's cache (Debian 13's 6.12 has none).
 kcache=/var/cache/posewatch-ci/systest-arm64/kernel-$kver
-if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+if debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/gpio" "$rootfs" 2>/dev/null | grep -q '/gpio-sim\.ko'; then
+    gpio_sim_write=""
+elif [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
     log "gpio-sim.ko for $kver: run-system-test.sh arm64 --prepare-kernel"
     "$here/run-system-test.sh" arm64 --prepare-kernel > "$run/prepare-kernel.log" 2>&1 || true
 fi
-if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+if [ -n "${gpio_sim_write-x}" ] && [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
     fail "no gpio-sim.ko for the image's kernel $kver (run-system-test.sh arm64 --prepare-kernel built $(ls -d /var/cache/posewatch-ci/systest-arm64/kernel-* 2>/dev/null | sed 's#.*/kernel-##'); rebuild the image with --refresh-rootfs for the same kernel)"
     echo "SUMMARY image-test pass=$passes fail=$fails (no boot)"; exit 1
 fi
 # debugfs writes into the ext4 root inside the image file (offset syntax): no loop device, no mount.
+[ -n "${gpio_sim_write-x}" ] && gpio_sim_write="write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko"
 cat > "$run/debugfs.cmd" <<DEBUGFS
 mkdir /usr/local/lib/imagetest
-write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko
+$gpio_sim_write
 write $here/guest/imagetest-hardware.sh /usr/local/lib/imagetest/imagetest-hardware.sh
 write $here/guest/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
 symlink /etc/systemd/system/multi-user.target.wants/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service

@@ -14,6 +14,8 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Scripts parse.
 bad=""
 for f in "$here/build.sh" "$here/configure-in-root.sh" "$here/rootfs/usr/lib/posewatch-image/apply-boot-config" \
+         "$here/early/initramfs-hook-boards" "$here/rootfs/etc/kernel/postinst.d/z51-posewatch-pi5-dtb" \
+         "$repo/Tests/System/guest/imagetest-board.sh" \
          "$here/rootfs/usr/lib/posewatch-image/secure-boot-partition" \
          "$repo/Tests/System/run-image-test.sh" "$repo/Tests/System/guest/imagetest-hardware.sh" \
          "$repo/Tests/System/guest/imagetest-leds.sh"; do
@@ -137,6 +139,25 @@ grep -qx 'LLMNR=no' "$here/rootfs/etc/systemd/resolved.conf.d/60-posewatch.conf"
   && grep -q "^passwd -l root" "$conf" && grep -q "awk -F: '\$2 !~ /^\[!\*\]/" "$conf" \
   && pass "LLMNR off (resolved.conf.d), root locked and no usable password checked at build" \
   || fail "resolved.conf.d LLMNR=no, or configure-in-root.sh's account lock and check, missing"
+
+# The kernel: Linux 7.x from trixie-backports on every board (the Pi 5's RP1 and SD host drivers),
+# pinned for the kernel packages only, the source in mmdebstrap's list; the Pi 5's early drivers in
+# the initramfs; the D0 tree copied under the firmware's name after raspi-firmware's hook.
+pin=$here/early/apt-preferences-kernel
+z51=$here/rootfs/etc/kernel/postinst.d/z51-posewatch-pi5-dtb
+mkdir -p "$t/fw"; echo d0 > "$t/fw/bcm2712-d-rpi-5-b.dtb"; POSEWATCH_BOOT_DIR=$t/fw "$z51"; rc=$?
+mkdir -p "$t/fw-old"; POSEWATCH_BOOT_DIR=$t/fw-old "$z51"; rc_old=$?
+if grep -qx 'Pin: release n=trixie-backports' "$pin" && grep -qx 'Pin-Priority: 990' "$pin" \
+   && grep -qx 'Package: linux-image-arm64 linux-image-\*-arm64 linux-binary-\*-arm64 linux-modules-\*-arm64 linux-base-\*-arm64 linux-base' "$pin" \
+   && grep -q '"deb $mirror trixie-backports main"' "$here/build.sh" && grep -q 'early/apt-preferences-kernel' "$here/build.sh" \
+   && grep -q 'early/initramfs-hook-boards' "$here/build.sh" && grep -q 'manual_add_modules' "$here/early/initramfs-hook-boards" \
+   && grep -qw sdhci-brcmstb "$here/early/initramfs-hook-boards" \
+   && [ $rc = 0 ] && [ "$(cat "$t/fw/bcm2712d0-rpi-5-b.dtb")" = d0 ] && [ $rc_old = 0 ] && [ -z "$(ls "$t/fw-old")" ] \
+   && grep -q '^/etc/kernel/postinst.d/z51-posewatch-pi5-dtb$' "$conf"; then
+    pass "kernel from trixie-backports (pinned: kernel packages only), Pi 5 SD drivers in the initramfs, the D0 tree copied as bcm2712d0-rpi-5-b.dtb"
+else
+    fail "kernel pin ($pin), backports source in build.sh, initramfs hook or the z51 DTB hook (exit $rc/$rc_old) disagree"
+fi
 
 echo "image recipe: $passes passed, $fails failed"
 [ "$fails" = 0 ]

@@ -30,6 +30,8 @@ systemctl is-enabled posewatch.service
 sed -i 's/^#\{0,1\}ROOTPART=.*/ROOTPART=LABEL=RASPIROOT/' /etc/default/raspi-firmware
 grep -q '^ROOTPART=LABEL=RASPIROOT$' /etc/default/raspi-firmware
 dpkg-reconfigure raspi-firmware
+# The Pi 5 D0 tree under the name its firmware looks for (later kernels: run-parts runs it after z50).
+/etc/kernel/postinst.d/z51-posewatch-pi5-dtb
 
 cat > /etc/fstab <<'FSTAB'
 # posewatch image. The boot partition holds the owner's first-boot files (Wi-Fi password, SSH key):

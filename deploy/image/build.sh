@@ -59,7 +59,7 @@ got=$(sha256sum "$model" | cut -d' ' -f1)
 # Host tools, from Debian. qemu-user-static registers qemu-aarch64 with binfmt_misc, which runs the
 # root's arm64 programs (dpkg's maintainer scripts, update-initramfs) during the build.
 need=""
-for p in mmdebstrap genimage qemu-user-static binfmt-support dosfstools mtools e2fsprogs xz-utils debian-archive-keyring; do
+for p in mmdebstrap arch-test genimage qemu-user-static binfmt-support dosfstools mtools e2fsprogs xz-utils debian-archive-keyring; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then

@@ -177,7 +177,11 @@ kver=${kernel_file#vmlinuz-}
 # The Pi 5's drivers: the SD host and BCM2712 pin/GPIO/interrupt controllers in the initramfs (the
 # root is on the card), the RP1 (header GPIO, Ethernet, USB) in the root's modules.
 mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img" 2>> "$run/checks.log"
-initrd_ko=$(zstd -dc "$run/initrd.img" 2>/dev/null | cpio -it --quiet 2>/dev/null | grep -oE '(sdhci-brcmstb|pinctrl-brcmstb-bcm2712|gpio-brcmstb|irq-bcm2712-mip)\.ko' | sort -u | paste -sd' ')
+# An initramfs-tools image is an uncompressed cpio (with the kernel's modules, themselves
+# compressed) followed by a zstd one (the rest): list both.
+initrd_blocks=$(cpio -it < "$run/initrd.img" 2>&1 >/dev/null | awk '/blocks/ {print $1}')
+initrd_ko=$( { cpio -it < "$run/initrd.img" 2>/dev/null
+               dd if="$run/initrd.img" bs=512 skip="${initrd_blocks:-0}" status=none | zstd -dc 2>/dev/null | cpio -it 2>/dev/null; } | grep -oE '(sdhci-brcmstb|pinctrl-brcmstb-bcm2712|gpio-brcmstb|irq-bcm2712-mip)\.ko' | sort -u | paste -sd' ')
 root_ko=$(for d in misc/rp1 pinctrl clk; do debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/$d" "$image?offset=$root_off" 2>/dev/null; done \
           | grep -oE '(rp1_pci|pinctrl-rp1|clk-rp1)\.ko' | sort -u | paste -sd' ')
 [ "$initrd_ko" = "gpio-brcmstb.ko irq-bcm2712-mip.ko pinctrl-brcmstb-bcm2712.ko sdhci-brcmstb.ko" ] && [ "$root_ko" = "clk-rp1.ko pinctrl-rp1.ko rp1_pci.ko" ] \
@@ -368,7 +372,7 @@ g 'sudo grep -q "^summary_interval = 4" /etc/posewatch/posewatch.toml' && [ "$mo
 mid=$(g cat /etc/machine-id | tr -d '[:space:]') hostkey=$(g 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' | awk '{print $2}')
 seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
 if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
-    pass "per-card identity: the image ships no machine-id and no SSH host key; this card made machine-id $mid and host key $hostkey, unlike the $(wc -l < "$work/identities" 2>/dev/null || echo 0) earlier test cards"
+    pass "per-card identity: the image ships no machine-id and no SSH host key; this card made machine-id $mid and host key $hostkey, unlike the $(cat "$work/identities" 2>/dev/null | wc -l) earlier test cards"
 else
     fail "per-card identity: image machine-id '$image_mid', host keys '$image_keys'; card machine-id '$mid', host key '$hostkey', seen on $seen earlier cards"
 fi
@@ -408,12 +412,12 @@ done
 
 echo "---- the card's security"
 wifi=$(g 'sudo grep -rl imagetest-wifi-passphrase /boot/firmware' 2>/dev/null | paste -sd' ')
-kept=$(g 'sudo stat -c "%a %U" /var/lib/posewatch-image /var/lib/posewatch-image/network-config.*' 2>/dev/null | paste -sd' ')
+kept=$(g "sudo sh -c 'stat -c \"%a %U\" /var/lib/posewatch-image /var/lib/posewatch-image/network-config.*'" 2>/dev/null | paste -sd' ')
 [ -z "$wifi" ] && [[ "$kept" == "700 root "*"600 root" ]] \
     && pass "Wi-Fi passphrase: off the boot partition after first boot, kept root-only ($kept; $(g 'journalctl -b -u posewatch-secure-boot-partition -o cat' | grep -m1 '^moved' | cut -c1-80)…)" \
     || fail "Wi-Fi passphrase: still on the boot partition in '$wifi', or not kept root-only: '$kept'"
 pw=$(g "sudo awk -F: '\$2 !~ /^[!*]/ { print \$1 }' /etc/shadow" | paste -sd' ')
-nacc=$(g 'sudo wc -l < /etc/shadow')
+nacc=$(g 'sudo wc -l /etc/shadow' | awk '{print $1}')
 [ -z "$pw" ] && (( ${nacc:-0} > 10 )) && pass "accounts: none of the $nacc has a usable or empty password (owner's user-data sets none)" \
     || fail "accounts with a usable or empty password: '$pw' (of ${nacc:-?})"
 llmnr=$(g 'resolvectl llmnr' | paste -sd' ') llport=$(g 'ss -Hlnu sport = :5355' | wc -l)
@@ -529,7 +533,7 @@ DEBUGFS
     id=$(sed -n 's/^IDENTITY //p' "$run/board.txt" | head -n 1); mid=${id%% *} hostkey=${id#* }
     seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
     if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ "$hostkey" != "$mid" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
-        pass "$machine: per-card identity: none in the image; machine-id $mid and host key $hostkey, unlike the $(wc -l < "$work/identities" 2>/dev/null || echo 0) earlier test cards"
+        pass "$machine: per-card identity: none in the image; machine-id $mid and host key $hostkey, unlike the $(cat "$work/identities" 2>/dev/null | wc -l) earlier test cards"
     else
         fail "$machine: per-card identity: image '$image_mid' '$image_keys'; card '$id', seen on ${seen:-?} earlier cards"
     fi

@@ -248,6 +248,15 @@ summary_interval = 4
 max_stall = 60.0
 TOML
 printf '[Upload]\nURL=http://10.0.2.100:19532\n' > "$run/journal-upload.conf"
+# QEMU's Raspberry Pi machines have no network card: their card gets the Wi-Fi network only, as
+# Imager writes it for a Pi on Wi-Fi (an Ethernet section matching a MAC no device has would fail
+# cloud-init's network stage).
+[ "$machine" = virt ] || python3 - "$run/network-config" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+start = lines.index("ethernets:"); end = lines.index("wifis:")
+open(sys.argv[1], "w").write("\n".join(lines[:start] + lines[end:]))
+PY
 for f in user-data meta-data network-config posewatch.toml journal-upload.conf; do
     mcopy -o -i "$fat" "$run/$f" "::$f" || fail "mcopy $f to the boot partition"
 done

@@ -19,7 +19,9 @@ leds="GPIO25 GPIO17 GPIO27 GPIO22 GPIO23 GPIO24"   # deploy/posewatch.toml's def
 say "INFO: $(tr -d '\0' < /proc/device-tree/model), kernel $(uname -r), $(nproc) CPUs, up $(cut -d' ' -f1 /proc/uptime) s"
 # 1. The root file system is the SD card's second partition, behind the Pi's own SD host driver.
 src=$(findmnt -no SOURCE /)
-host=$(basename "$(readlink -f "/sys/block/${src#/dev/}/../device/../../driver" 2>/dev/null || readlink -f /sys/block/mmcblk0/device/../../driver)")
+disk=${src#/dev/}; disk=${disk%p[0-9]*}
+card=$(readlink -f "/sys/block/$disk/device")                 # …/<host controller>/mmc_host/mmc0/mmc0:0001
+host="$(basename "$(readlink -f "$card/../../../driver")") at $(basename "$(readlink -f "$card/../../..")")"
 [[ "$src" =~ ^/dev/mmcblk[0-9]p2$ ]] && pass "root from the SD card: $src (host controller driver $host)" || fail "root is '$src', not the SD card's second partition"
 
 # 2. posewatch started and has run at least 60 s (camera-lost retries included) without a restart.
@@ -80,6 +82,16 @@ while IFS= read -r l; do say "doctor: $l"; done <<< "$doctor"
 grep -qE 'GPIO25.*(pinctrl-bcm2835|pinctrl-bcm2711|pinctrl-rp1)|pinctrl-(bcm2835|bcm2711|rp1).*GPIO25' <<< "$doctor" \
     && pass "posewatch doctor (exit $drc) finds the LED lines on $label" || fail "posewatch doctor (exit $drc) does not name GPIO25 on the pinctrl chip"
 
-# 6. This card's identity, for the host to compare with other copies of the image.
+# 6. The Wi-Fi passphrase the card's network-config carried is off the boot partition, kept root-only.
+left=$(grep -rl imagetest-wifi-passphrase /boot/firmware 2>/dev/null | paste -sd' ')
+kept=$(stat -c '%a %U %n' /var/lib/posewatch-image/network-config.* 2>/dev/null | paste -sd' ')
+[ -z "$left" ] && [[ "$kept" == "600 root "* ]] && pass "Wi-Fi passphrase off the boot partition after first boot: $kept" \
+    || fail "Wi-Fi passphrase: on the boot partition in '$left'; kept: '$kept'"
+
+# What else systemd says about this boot (QEMU's Pi machines lack Wi-Fi, Bluetooth, USB network and
+# the firmware's mailbox services, so units for them may fail here as they would not on a board).
+say "INFO: system $(systemctl is-system-running); failed units: $(systemctl --failed --no-legend --plain | awk '{print $1}' | paste -sd' ')"
+
+# 7. This card's identity, for the host to compare with other copies of the image.
 say "IDENTITY $(tr -d '[:space:]' < /etc/machine-id) $(ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub 2>/dev/null | awk '{print $2}')"
 say "DONE pass=$passes fail=$fails"

@@ -72,6 +72,12 @@ while (( ${EPOCHREALTIME/./} - start < 12000000 )); do
 done
 onpct=$(( samples > 0 ? on * 100 / samples : 0 ))
 say "INFO: debugfs row: $(grep -m1 -F "$want" /sys/kernel/debug/gpio | tr -s ' ')"
+# Control: does this machine's GPIO model show an output's level in debugfs at all? A free header
+# line (GPIO5) driven high, then low, by gpioset (libgpiod v2), read back the same way.
+ctl="gpio-$(( ${base:-0} + 5 )) "
+gpioset -c "$chip" -t 0 5=1 2>/dev/null; hi=$(grep -m1 -F "$ctl" /sys/kernel/debug/gpio | awk '{print $NF}')
+gpioset -c "$chip" -t 0 5=0 2>/dev/null; lo=$(grep -m1 -F "$ctl" /sys/kernel/debug/gpio | awk '{print $NF}')
+say "INFO: control line GPIO5 driven 1 then 0 reads back '${hi:-?}' then '${lo:-?}' in debugfs"
 (( rises >= 24 && onpct >= 20 && onpct <= 80 )) \
     && pass "status LED $status_led toggles (kernel GPIO debugfs, 12 s): $rises rises, on $onpct % of $samples samples: the camera-lost fast blink" \
     || fail "status LED $status_led: $rises rises, on $onpct % of $samples samples in 12 s (want a fast blink)"

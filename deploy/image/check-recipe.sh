@@ -159,5 +159,13 @@ else
     fail "kernel pin ($pin), backports source in build.sh, initramfs hook or the z51 DTB hook (exit $rc/$rc_old) disagree"
 fi
 
+# cloud-init must find the boot partition already mounted read-write at /boot/firmware.
+ok=yes
+for u in cloud-init-main cloud-init-local; do
+    grep -qx 'RequiresMountsFor=/boot/firmware' "$here/rootfs/etc/systemd/system/$u.service.d/60-posewatch.conf" 2>/dev/null || ok=no
+done
+[ $ok = yes ] && pass "cloud-init (main and local stage) waits for /boot/firmware to be mounted" \
+    || fail "cloud-init-main/-local drop-ins with RequiresMountsFor=/boot/firmware missing"
+
 echo "image recipe: $passes passed, $fails failed"
 [ "$fails" = 0 ]

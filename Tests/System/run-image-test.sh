@@ -30,14 +30,17 @@ set -uo pipefail
 main() {
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-deb=${POSEWATCH_IMAGE_DEB:-} image=""
+deb=${POSEWATCH_IMAGE_DEB:-} image="" machine=virt
+usage="usage: $0 [--machine virt|raspi3b|raspi4b] [--deb posewatch_<v>_arm64.deb] [--image IMG(.xz)]"
 while [ $# -gt 0 ]; do
     case "$1" in
         --deb) deb=${2:?--deb needs a file}; shift 2 ;;
         --image) image=${2:?--image needs a file}; shift 2 ;;
-        *) echo "usage: $0 [--deb posewatch_<v>_arm64.deb] [--image IMG(.xz)]" >&2; exit 2 ;;
+        --machine) machine=${2:?--machine needs virt, raspi3b or raspi4b}; shift 2 ;;
+        *) echo "$usage" >&2; exit 2 ;;
     esac
 done
+case "$machine" in virt|raspi3b|raspi4b) ;; *) echo "$usage" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "run-image-test.sh: needs root (image build, chroot)" >&2; exit 2; }
 model_name=movenet_singlepose_lightning_int8_4.tflite
 model=${POSEWATCH_MODEL:-$repo/../shared/models/$model_name}
@@ -137,20 +140,53 @@ esac
 [ "$root_ok" = yes ] && grep -qw rootwait <<< "$cmdline" \
     && pass "cmdline.txt: root=$root_arg matches the root partition, rootwait ($cmdline)" \
     || fail "cmdline.txt: root=$root_arg does not match the partition table (label $root_label, id $label_id) or no rootwait: $cmdline"
-# The boards docs/image.md claims: Pi 3 B/B+/A+, Zero 2 W (bcm2837/bcm2710), 4 B, 400, CM4 (bcm2711).
+# The boards docs/image.md claims: Pi 3 B/B+/A+, Zero 2 W (bcm2837/bcm2710), 4 B, 400, CM4 (bcm2711),
+# 5 (bcm2712: C1, and D0 under Debian's and the firmware's name). The Pi 5's firmware is in its
+# EEPROM: it needs only config.txt, the kernel, initramfs and its DTB here.
+board_dtbs="bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb bcm2837-rpi-3-a-plus.dtb bcm2837-rpi-zero-2-w.dtb
+            bcm2711-rpi-4-b.dtb bcm2711-rpi-400.dtb bcm2711-rpi-cm4-io.dtb
+            bcm2712-rpi-5-b.dtb bcm2712-d-rpi-5-b.dtb bcm2712d0-rpi-5-b.dtb"
 missing=""
-for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat \
-         bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb bcm2837-rpi-3-a-plus.dtb bcm2837-rpi-zero-2-w.dtb \
-         bcm2711-rpi-4-b.dtb bcm2711-rpi-400.dtb bcm2711-rpi-cm4-io.dtb; do
+for f in bootcode.bin start.elf fixup.dat start4.elf fixup4.dat $board_dtbs; do
     has_boot_file "$f" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "boot partition: firmware (bootcode.bin, start*.elf, fixup*.dat) and the DTBs of Pi 3 B/B+/A+, Zero 2 W, 4 B, 400, CM4" \
+[ -z "$missing" ] && pass "boot partition: firmware (bootcode.bin, start*.elf, fixup*.dat) and the DTBs of Pi 3 B/B+/A+, Zero 2 W, 4 B, 400, CM4, 5 (C1, D0)" \
     || fail "boot partition lacks:$missing"
+# kernel= and initramfs apply to every board only outside a [filter] section (the Pi 5 included).
+first_section=$(tr -d '\r' < "$run/config.txt" | grep -n '^\[' | grep -v '\[all\]' | head -n 1 | cut -d: -f1)
+kernel_line=$(tr -d '\r' < "$run/config.txt" | grep -n '^kernel=' | tail -n 1 | cut -d: -f1)
+initrd_line=$(tr -d '\r' < "$run/config.txt" | grep -n '^initramfs ' | tail -n 1 | cut -d: -f1)
+[ -n "$kernel_line" ] && [ -n "$initrd_line" ] && { [ -z "$first_section" ] || (( kernel_line < first_section && initrd_line < first_section )); } \
+    && pass "config.txt: kernel= and initramfs in no board section (lines $kernel_line, $initrd_line${first_section:+; first section at line $first_section}): every board, the Pi 5 included, boots them" \
+    || fail "config.txt: kernel= (line ${kernel_line:-none}) or initramfs (line ${initrd_line:-none}) inside a board section (line $first_section)"
+# Each board's device tree as its firmware hands it to the kernel: the header's GPIO controller, its
+# line names or their absence, and each default LED line resolved as posewatch resolves it.
+mkdir -p "$run/dtb"
+for f in $board_dtbs; do mcopy -o -i "$fat" "::$f" "$run/dtb/$f" 2>> "$run/checks.log"; done
+if (cd "$run/dtb" && python3 "$here/dtb_header_lines.py" $board_dtbs) > "$run/dtb-lines.txt" 2>&1; then
+    pass "device trees: the six default LED lines resolve on every board's header controller (by name on Pi 3/4, by header number on the Pi 5's unnamed pinctrl-rp1)"
+else
+    fail "device trees: a default LED line resolves nowhere (see below)"
+fi
+sed 's/^/    /' "$run/dtb-lines.txt"
 missing=""
 for f in user-data meta-data posewatch.toml journal-upload.conf; do has_boot_file "$f" || missing="$missing $f"; done
 [ -z "$missing" ] && pass "boot partition: the owner's files user-data, meta-data, posewatch.toml, journal-upload.conf" \
     || fail "boot partition lacks the owner's files:$missing"
 kver=${kernel_file#vmlinuz-}
+# The Pi 5's drivers: the SD host and BCM2712 pin/GPIO/interrupt controllers in the initramfs (the
+# root is on the card), the RP1 (header GPIO, Ethernet, USB) in the root's modules.
+mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img" 2>> "$run/checks.log"
+# An initramfs-tools image is an uncompressed cpio (with the kernel's modules, themselves
+# compressed) followed by a zstd one (the rest): list both.
+initrd_blocks=$(cpio -it < "$run/initrd.img" 2>&1 >/dev/null | awk '/blocks/ {print $1}')
+initrd_ko=$( { cpio -it < "$run/initrd.img" 2>/dev/null
+               dd if="$run/initrd.img" bs=512 skip="${initrd_blocks:-0}" status=none | zstd -dc 2>/dev/null | cpio -it 2>/dev/null; } | grep -oE '(sdhci-brcmstb|pinctrl-brcmstb-bcm2712|gpio-brcmstb|irq-bcm2712-mip)\.ko' | sort -u | paste -sd' ')
+root_ko=$(for d in misc/rp1 pinctrl clk; do debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/$d" "$image?offset=$root_off" 2>/dev/null; done \
+          | grep -oE '(rp1_pci|pinctrl-rp1|clk-rp1)\.ko' | sort -u | paste -sd' ')
+[ "$initrd_ko" = "gpio-brcmstb.ko irq-bcm2712-mip.ko pinctrl-brcmstb-bcm2712.ko sdhci-brcmstb.ko" ] && [ "$root_ko" = "clk-rp1.ko pinctrl-rp1.ko rp1_pci.ko" ] \
+    && pass "Pi 5 drivers: initramfs has $initrd_ko; kernel $kver's modules have $root_ko" \
+    || fail "Pi 5 drivers: initramfs has '${initrd_ko}', kernel $kver's modules '${root_ko}' (want the SD host, BCM2712 pinctrl/GPIO/MIP, RP1)"
 
 # ------------------------------------------------------------------ 3. the owner's card
 log "preparing the test card: first-boot files on the FAT partition, stand-in hardware in the root"
@@ -212,24 +248,48 @@ summary_interval = 4
 max_stall = 60.0
 TOML
 printf '[Upload]\nURL=http://10.0.2.100:19532\n' > "$run/journal-upload.conf"
+# QEMU's Raspberry Pi machines have no network card: their card gets the Wi-Fi network only, as
+# Imager writes it for a Pi on Wi-Fi (an Ethernet section matching a MAC no device has would fail
+# cloud-init's network stage).
+[ "$machine" = virt ] || python3 - "$run/network-config" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+start = lines.index("ethernets:"); end = lines.index("wifis:")
+open(sys.argv[1], "w").write("\n".join(lines[:start] + lines[end:]))
+PY
 for f in user-data meta-data network-config posewatch.toml journal-upload.conf; do
     mcopy -o -i "$fat" "$run/$f" "::$f" || fail "mcopy $f to the boot partition"
 done
-# Stand-in hardware (test copy only): gpio-sim.ko for this kernel from run-system-test.sh's cache.
+# What the image itself ships as identity (must be nothing: every card makes its own at first boot).
+rootfs="$run/test.img?offset=$root_off"
+image_mid=$(debugfs -R 'cat /etc/machine-id' "$rootfs" 2>/dev/null | tr -d '[:space:]')
+image_keys=$(debugfs -R 'ls -l /etc/ssh' "$rootfs" 2>/dev/null | grep -o 'ssh_host_[a-z0-9]*_key[.a-z]*' | paste -sd' ')
+mcopy -o -i "$fat" "::$kernel_file" "$run/vmlinuz"
+mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img"
+if [ "$machine" != virt ]; then
+    raspi_boot
+    echo "SUMMARY image-test machine=$machine pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s"
+    echo "logs: $run (console.log, board.txt, checks.log)"
+    [ "$fails" = 0 ]; return
+fi
+# Stand-in hardware (test copy only): the kernel's own gpio-sim (Linux 7.x from backports has it),
+# else gpio-sim.ko for this kernel from run-system-test.sh's cache (Debian 13's 6.12 has none).
 kcache=/var/cache/posewatch-ci/systest-arm64/kernel-$kver
-if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+if debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/gpio" "$rootfs" 2>/dev/null | grep -q '/gpio-sim\.ko'; then
+    gpio_sim_write=""
+elif [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
     log "gpio-sim.ko for $kver: run-system-test.sh arm64 --prepare-kernel"
     "$here/run-system-test.sh" arm64 --prepare-kernel > "$run/prepare-kernel.log" 2>&1 || true
 fi
-if [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+if [ -n "${gpio_sim_write-x}" ] && [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
     fail "no gpio-sim.ko for the image's kernel $kver (run-system-test.sh arm64 --prepare-kernel built $(ls -d /var/cache/posewatch-ci/systest-arm64/kernel-* 2>/dev/null | sed 's#.*/kernel-##'); rebuild the image with --refresh-rootfs for the same kernel)"
     echo "SUMMARY image-test pass=$passes fail=$fails (no boot)"; exit 1
 fi
 # debugfs writes into the ext4 root inside the image file (offset syntax): no loop device, no mount.
-rootfs="$run/test.img?offset=$root_off"
+[ -n "${gpio_sim_write-x}" ] && gpio_sim_write="write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko"
 cat > "$run/debugfs.cmd" <<DEBUGFS
 mkdir /usr/local/lib/imagetest
-write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko
+$gpio_sim_write
 write $here/guest/imagetest-hardware.sh /usr/local/lib/imagetest/imagetest-hardware.sh
 write $here/guest/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
 symlink /etc/systemd/system/multi-user.target.wants/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
@@ -237,8 +297,6 @@ DEBUGFS
 debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
 debugfs -R 'stat /etc/systemd/system/imagetest-hardware.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
     || { fail "could not add the stand-in hardware to the test card (see $run/debugfs.log)"; exit 1; }
-mcopy -o -i "$fat" "::$kernel_file" "$run/vmlinuz"
-mcopy -o -i "$fat" "::$initrd_file" "$run/initrd.img"
 
 # ------------------------------------------------------------------ 4. boot
 jport=19532 sport=2222
@@ -286,8 +344,11 @@ g 'timeout 300 cloud-init status --wait' > "$run/cloud-init-status.txt" 2>&1
 g 'sudo systemctl is-system-running --wait' > "$run/system-running.txt" 2>&1
 info_boot=$(g 'systemd-analyze 2>/dev/null | head -n 1')
 echo "INFO: $info_boot; system $(cat "$run/system-running.txt"); cloud-init $(tr '\n' ' ' < "$run/cloud-init-status.txt")"
-g 'sudo systemctl --failed --no-legend' > "$run/failed-units.txt" 2>&1
-[ -s "$run/failed-units.txt" ] && echo "INFO: failed units: $(tr -s ' \n' ' ' < "$run/failed-units.txt")"
+g 'sudo systemctl --failed --no-legend --plain' > "$run/failed-units.txt" 2>&1
+state=$(tr -d '\n' < "$run/system-running.txt")
+[ "$state" = running ] && [ ! -s "$run/failed-units.txt" ] \
+    && pass "first boot: systemctl is-system-running says running, no failed unit" \
+    || fail "first boot: system '$state', failed units: $(tr -s ' \n' ' ' < "$run/failed-units.txt")"
 
 h=$(g hostname)
 [ "$h" = posewatch-imgtest ] && pass "user-data: hostname $h" || fail "user-data: hostname '$h', want posewatch-imgtest"
@@ -308,13 +369,23 @@ part_size=$(g 'lsblk -bno SIZE /dev/disk/by-label/RASPIROOT') fs_size=$(g 'df -B
 (( ${part_size:-0} > 3 * 1024 * 1024 * 1024 && ${fs_size:-0} > 3 * 1024 * 1024 * 1024 )) \
     && pass "root grown to the card: partition $(( part_size / 1048576 )) MiB, file system $(( fs_size / 1048576 )) MiB (4 GiB card)" \
     || fail "root not grown to the 4 GiB card: partition ${part_size:-?} B, file system ${fs_size:-?} B"
-g 'test ! -e /boot/firmware/posewatch.toml' 2>/dev/null; moved=$?
+# As root (the partition is dmask 0077: the owner's user cannot even look), and only counted when
+# root sees the partition's other files, so an unreadable or unmounted partition cannot pass.
+g 'sudo test -f /boot/firmware/config.txt && sudo test ! -e /boot/firmware/posewatch.toml' 2>/dev/null; moved=$?
 g 'sudo grep -q "^summary_interval = 4" /etc/posewatch/posewatch.toml' && [ "$moved" = 0 ] \
     && pass "posewatch.toml from the boot partition moved to /etc/posewatch/ ($(g 'journalctl -b -u posewatch-boot-config -o cat | grep applied | head -n 1'))" \
     || fail "posewatch.toml not moved from the boot partition to /etc/posewatch/"
-mid=$(g cat /etc/machine-id) keys=$(g 'ls /etc/ssh/ssh_host_ed25519_key.pub 2>/dev/null')
-[ ${#mid} = 32 ] && [ -n "$keys" ] && pass "per-card identity made on first boot: machine-id $mid, SSH host keys" \
-    || fail "machine-id '$mid' / SSH host keys '$keys'"
+# Per-card identity: none in the image (read from it before the boot), made on this card's first
+# boot, and different from every earlier test card's (the ids of past runs are kept in
+# $work/identities: two copies of one image must not share a machine-id or a host key).
+mid=$(g cat /etc/machine-id | tr -d '[:space:]') hostkey=$(g 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' | awk '{print $2}')
+seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
+if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
+    pass "per-card identity: the image ships no machine-id and no SSH host key; this card made machine-id $mid and host key $hostkey, unlike the $(cat "$work/identities" 2>/dev/null | wc -l) earlier test cards"
+else
+    fail "per-card identity: image machine-id '$image_mid', host keys '$image_keys'; card machine-id '$mid', host key '$hostkey', seen on $seen earlier cards"
+fi
+[ -n "$mid" ] && [ -n "$hostkey" ] && echo "$mid $hostkey" >> "$work/identities"
 g 'sudo /usr/lib/posewatch/install-model --check' > "$run/model-check.txt" 2>&1 \
     && pass "MoveNet baked in: $(tr -d '\n' < "$run/model-check.txt")" || fail "MoveNet: $(tr -d '\n' < "$run/model-check.txt")"
 js=$(g 'systemctl is-active systemd-timesyncd systemd-networkd systemd-resolved avahi-daemon ssh' | paste -sd' ')
@@ -348,13 +419,34 @@ done
 (( got > 0 )) && pass "journal upload: systemd-journal-remote on the host received $got posewatch entries from posewatch-imgtest ($up_state)" \
     || fail "journal upload: no posewatch entries reached systemd-journal-remote ($up_state; $run/journal-remote.log)"
 
+echo "---- the card's security"
+wifi=$(g 'sudo grep -rl imagetest-wifi-passphrase /boot/firmware' 2>/dev/null | paste -sd' ')
+kept=$(g "sudo sh -c 'stat -c \"%a %U\" /var/lib/posewatch-image /var/lib/posewatch-image/network-config.*'" 2>/dev/null | paste -sd' ')
+[ -z "$wifi" ] && [[ "$kept" == "700 root "*"600 root" ]] \
+    && pass "Wi-Fi passphrase: off the boot partition after first boot, kept root-only ($kept; $(g 'journalctl -b -u posewatch-secure-boot-partition -o cat' | grep -m1 '^moved' | cut -c1-80)…)" \
+    || fail "Wi-Fi passphrase: still on the boot partition in '$wifi', or not kept root-only: '$kept'"
+pw=$(g "sudo awk -F: '\$2 !~ /^[!*]/ { print \$1 }' /etc/shadow" | paste -sd' ')
+nacc=$(g 'sudo wc -l /etc/shadow' | awk '{print $1}')
+[ -z "$pw" ] && (( ${nacc:-0} > 10 )) && pass "accounts: none of the $nacc has a usable or empty password (owner's user-data sets none)" \
+    || fail "accounts with a usable or empty password: '$pw' (of ${nacc:-?})"
+llmnr=$(g 'resolvectl llmnr' | paste -sd' ') llport=$(g 'ss -Hlnu sport = :5355' | wc -l)
+[[ "$llmnr" == *": no"* && "$llmnr" != *": yes"* && "$llport" = 0 ]] && pass "LLMNR off: $llmnr; nothing listens on UDP 5355" \
+    || fail "LLMNR: '$llmnr', $llport sockets on UDP 5355"
+warn=$(g 'journalctl -b -u posewatch-boot-config -p warning -o cat' | grep -m1 'plain http')
+[ -n "$warn" ] && pass "journal-upload.conf with http://: applied with a warning in the journal: ${warn:0:100}…" \
+    || fail "journal-upload.conf with http://: no warning in posewatch-boot-config's journal"
+
 echo "---- a bad posewatch.toml on the boot partition, then a reboot"
+boot_id=$(g cat /proc/sys/kernel/random/boot_id)
 printf '[camera]\nfps = 30\n' | g 'sudo tee /boot/firmware/posewatch.toml >/dev/null'
 g 'sudo systemctl reboot' >/dev/null 2>&1
 sleep 20
 t_reboot=$(date +%s)
 if wait_ssh 600; then
-    pass "bad posewatch.toml: the board came back and is reachable over SSH after $(( $(date +%s) - t_reboot + 20 )) s"
+    new_boot_id=$(g cat /proc/sys/kernel/random/boot_id) new_mid=$(g cat /etc/machine-id | tr -d '[:space:]')
+    [ -n "$boot_id" ] && [ -n "$new_boot_id" ] && [ "$new_boot_id" != "$boot_id" ] && [ "$new_mid" = "$mid" ] \
+        && pass "bad posewatch.toml: the board rebooted (boot_id $boot_id → $new_boot_id, machine-id kept) and is reachable over SSH at the fixed address after $(( $(date +%s) - t_reboot + 20 )) s (network-config no longer on the card)" \
+        || fail "bad posewatch.toml: after the reboot boot_id '$boot_id' → '$new_boot_id', machine-id '$mid' → '$new_mid'"
     sleep 10
     for i in $(seq 1 12); do
         st=$(g 'systemctl show -p ActiveState,Result,ExecMainStatus,NRestarts posewatch | paste -sd" "')
@@ -374,8 +466,87 @@ else
     fail "bad posewatch.toml: the board did not come back over SSH in 600 s after the reboot"
 fi
 wait "$qemu_pid" 2>/dev/null; qemu_pid=""
-echo "SUMMARY image-test pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
+# The card as a thief would read it: the FAT partition's raw bytes, deleted clusters included.
+p1_size=$(part 0 size)
+raw=$(dd if="$run/test.img" bs=512 skip="$p1_start" count="${p1_size:-0}" status=none | grep -a -c imagetest-wifi-passphrase)
+[ -n "$p1_size" ] && [ "$raw" = 0 ] && pass "Wi-Fi passphrase: not in the boot partition's raw bytes after power-off (deleted clusters included)" \
+    || fail "Wi-Fi passphrase: $raw raw matches in the boot partition after power-off"
+echo "SUMMARY image-test machine=virt pass=$passes fail=$fails total=$(( $(date +%s) - t_start ))s build=${build_s}s vm=$(( $(date +%s) - t_boot ))s"
 echo "logs: $run (console.log, checks.log, posewatch-journal.json, remote/)"
 [ "$fails" = 0 ]
+}
+# raspi_boot: the test card on QEMU's Raspberry Pi machine ($machine) with the Pi's own device tree,
+# SD host and GPIO driver. QEMU boots the image's kernel, initrd and cmdline.txt directly with the
+# board's DTB from the boot partition (the VideoCore firmware stage, which reads config.txt, is not
+# emulated: the static checks cover it). No network reaches these guests: imagetest-board.sh checks
+# the board inside and prints marked lines on the serial console (the mini UART, ttyS1, as on a
+# real Pi whose PL011 serves Bluetooth), which this reads back.
+raspi_boot() {
+    local dtb qemu_prefix=() mem=() run_in=$run
+    case "$machine" in
+        raspi3b) dtb=bcm2837-rpi-3-b.dtb ;;
+        raspi4b) dtb=bcm2711-rpi-4-b.dtb mem=(-m 2G) ;;
+    esac
+    mcopy -o -i "$fat" "::$dtb" "$run/board.dtb" || { fail "$dtb not on the boot partition"; return; }
+    cat > "$run/debugfs.cmd" <<DEBUGFS
+mkdir /usr/local/lib/imagetest
+write $here/guest/imagetest-board.sh /usr/local/lib/imagetest/imagetest-board.sh
+write $here/guest/imagetest-board.service /etc/systemd/system/imagetest-board.service
+symlink /etc/systemd/system/multi-user.target.wants/imagetest-board.service /etc/systemd/system/imagetest-board.service
+DEBUGFS
+    debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
+    debugfs -R 'stat /etc/systemd/system/imagetest-board.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
+        || { fail "could not add the board checks to the test card (see $run/debugfs.log)"; return; }
+    # raspi4b needs QEMU 9 or newer (bookworm's is 7.2): it runs from the Debian 13 root of the
+    # project's trixie check (.ci/check-trixie.sh makes it), with trixie's qemu-system-arm added.
+    local qemu=qemu-system-aarch64
+    if [ "$machine" = raspi4b ] && ! qemu-system-aarch64 -M help | grep -qw raspi4b; then
+        local troot=${POSEWATCH_CI_CACHE:-/var/cache/posewatch-ci}/trixie-amd64
+        [ -d "$troot/usr" ] || { fail "raspi4b: bookworm's QEMU has no raspi4b and there is no Debian 13 root at $troot (.ci/check-trixie.sh makes it)"; return; }
+        if [ ! -x "$troot/usr/bin/qemu-system-aarch64" ]; then
+            log "raspi4b: installing trixie's qemu-system-arm into $troot"
+            unshare --mount --propagation private -- sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" sh -c "DEBIAN_FRONTEND=noninteractive apt-get update -qq && apt-get install -y -qq --no-install-recommends qemu-system-arm"' "$troot" > "$run/qemu-install.log" 2>&1 \
+                || { fail "raspi4b: could not install qemu-system-arm in $troot (see $run/qemu-install.log)"; return; }
+        fi
+        mkdir -p "$troot/imagetest-run"
+        qemu_prefix=(unshare --mount --propagation private -- sh -c 'mount --bind "$1" "$0/imagetest-run" && mount -t proc proc "$0/proc" && shift 1 && exec chroot "$0" "$@"' "$troot" "$run")
+        run_in=/imagetest-run
+    fi
+    log "booting $machine ($(${qemu_prefix[@]+"${qemu_prefix[@]}"} $qemu --version | head -n 1)), kernel $kver, DTB $dtb, limit ${vm_timeout}s"
+    local q=($qemu -M "$machine" "${mem[@]+"${mem[@]}"}" -display none -monitor none -serial null -serial "file:$run_in/console.log"
+             -kernel "$run_in/vmlinuz" -initrd "$run_in/initrd.img" -dtb "$run_in/board.dtb"
+             -append "$cmdline console=ttyS1,115200"
+             -drive "if=sd,format=raw,file=$run_in/test.img")
+    printf '%q ' "${qemu_prefix[@]+"${qemu_prefix[@]}"}" "${q[@]}" > "$run/qemu.cmd"; echo >> "$run/qemu.cmd"
+    t_boot=$(date +%s)
+    timeout --kill-after=10 "$vm_timeout" ${qemu_prefix[@]+"${qemu_prefix[@]}"} "${q[@]}" < /dev/null > "$run/qemu.out" 2>&1 &
+    qemu_pid=$!
+    local ready_s=""
+    while kill -0 "$qemu_pid" 2>/dev/null; do
+        grep -q 'IMAGETEST DONE' "$run/console.log" 2>/dev/null && break
+        [ -z "$ready_s" ] && grep -q 'Started posewatch.service' "$run/console.log" 2>/dev/null && ready_s=$(( $(date +%s) - t_boot ))
+        sleep 5
+    done
+    sleep 3; kill "$qemu_pid" 2>/dev/null; wait "$qemu_pid" 2>/dev/null; qemu_pid=""
+    tr -d '\r' < "$run/console.log" | sed -n 's/.*IMAGETEST //p' > "$run/board.txt"
+    if ! grep -q '^DONE' "$run/board.txt"; then
+        fail "$machine: the board checks did not finish in ${vm_timeout}s (console: $run/console.log; $(tail -n 3 "$run/qemu.out" | paste -sd' '))"
+        tail -n 30 "$run/console.log"; return
+    fi
+    grep -E '^(INFO|doctor):' "$run/board.txt" | sed 's/^/    /'
+    while IFS= read -r l; do pass "$machine: ${l#PASS: }"; done < <(grep '^PASS: ' "$run/board.txt")
+    while IFS= read -r l; do fail "$machine: ${l#FAIL: }"; done < <(grep '^FAIL: ' "$run/board.txt")
+    grep -q '^PASS: ' "$run/board.txt" || fail "$machine: no check passed"
+    # Another copy of the image: its identity must differ from every earlier card's.
+    local id mid hostkey seen
+    id=$(sed -n 's/^IDENTITY //p' "$run/board.txt" | head -n 1); mid=${id%% *} hostkey=${id#* }
+    seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
+    if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ "$hostkey" != "$mid" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
+        pass "$machine: per-card identity: none in the image; machine-id $mid and host key $hostkey, unlike the $(cat "$work/identities" 2>/dev/null | wc -l) earlier test cards"
+    else
+        fail "$machine: per-card identity: image '$image_mid' '$image_keys'; card '$id', seen on ${seen:-?} earlier cards"
+    fi
+    [ -n "$mid" ] && echo "$id" >> "$work/identities"
+    echo "INFO: $machine: posewatch.service started ${ready_s:-?} s after QEMU started; board checks done after $(( $(date +%s) - t_boot )) s"
 }
 main "$@"; exit

@@ -6,8 +6,8 @@
 #
 # Writes DIR/posewatch-<version>-rpi-arm64.img.xz and its .sha256 (DIR defaults to the current
 # directory) and the build log (--keep-img also keeps the uncompressed .img). Boards: Raspberry Pi
-# 3 (B, B+, A+), 4 B, 400, CM4 and Zero 2 W, through Debian's kernel and raspi-firmware; not the
-# Pi 5 (docs/image.md says why and what to use there).
+# 3 (B, B+, A+), 4 B, 400, CM4, Zero 2 W and 5, through Debian's kernel from trixie-backports
+# (Linux 7.x: the Pi 5's RP1 and SD drivers) and raspi-firmware (docs/image.md: what is proven how).
 #
 # How (all from Debian's packages): mmdebstrap makes the Debian 13 arm64 root from
 # deploy/image/debian-packages; configure-in-root.sh installs posewatch's .deb offline and sets the
@@ -59,7 +59,7 @@ got=$(sha256sum "$model" | cut -d' ' -f1)
 # Host tools, from Debian. qemu-user-static registers qemu-aarch64 with binfmt_misc, which runs the
 # root's arm64 programs (dpkg's maintainer scripts, update-initramfs) during the build.
 need=""
-for p in mmdebstrap genimage qemu-user-static binfmt-support dosfstools mtools e2fsprogs xz-utils debian-archive-keyring; do
+for p in mmdebstrap arch-test genimage qemu-user-static binfmt-support dosfstools mtools e2fsprogs xz-utils debian-archive-keyring; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -93,10 +93,12 @@ run_logged() {
 }
 
 # ---- the Debian root (cached) ----------------------------------------------------------------
-# Debian 13 arm64, minbase plus deploy/image/debian-packages (no recommends), by mmdebstrap. Kept
-# as a directory keyed by the package list and this recipe's version; later builds copy it.
-recipe_version=1
-key=$( { cat "$here/debian-packages"; echo "$recipe_version $mirror"; } | sha256sum | cut -c1-12)
+# Debian 13 arm64, minbase plus deploy/image/debian-packages (no recommends), by mmdebstrap, with
+# trixie-backports for the kernel only (early/apt-preferences-kernel) and the Pi 5's early drivers
+# in the initramfs (early/initramfs-hook-boards), both in place before any package is installed.
+# Kept as a directory keyed by the package list, early/ and this recipe's version; later builds copy it.
+recipe_version=2
+key=$( { cat "$here/debian-packages" "$here"/early/*; echo "$recipe_version $mirror"; } | sha256sum | cut -c1-12)
 debian_root=$cache/rootfs-$key
 [ "$refresh" = 1 ] && rm -rf "$debian_root"
 if [ ! -d "$debian_root" ]; then
@@ -105,8 +107,10 @@ if [ ! -d "$debian_root" ]; then
     run_logged mmdebstrap mmdebstrap --mode=root --arch=arm64 --variant=minbase \
         --components=main,non-free-firmware --aptopt='APT::Install-Recommends "false"' \
         --include="$(grep -v '^#' "$here/debian-packages" | grep . | paste -sd,)" \
-        --setup-hook='mkdir -p "$1/boot/firmware"' \
-        trixie "$debian_root.tmp" "$mirror"
+        --setup-hook='mkdir -p "$1/boot/firmware" "$1/etc/apt/preferences.d" "$1/etc/initramfs-tools/hooks"' \
+        --setup-hook="install -m 644 '$here/early/apt-preferences-kernel' \"\$1/etc/apt/preferences.d/60-posewatch-kernel\"" \
+        --setup-hook="install -m 755 '$here/early/initramfs-hook-boards' \"\$1/etc/initramfs-tools/hooks/posewatch-boards\"" \
+        trixie "$debian_root.tmp" "deb $mirror trixie main non-free-firmware" "deb $mirror trixie-backports main"
     mv "$debian_root.tmp" "$debian_root"
     find "$cache" -maxdepth 1 -name 'rootfs-*' ! -name "$(basename "$debian_root")" -exec rm -rf {} +
 else

@@ -14,6 +14,9 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Scripts parse.
 bad=""
 for f in "$here/build.sh" "$here/configure-in-root.sh" "$here/rootfs/usr/lib/posewatch-image/apply-boot-config" \
+         "$here/early/initramfs-hook-boards" "$here/rootfs/etc/kernel/postinst.d/z51-posewatch-pi5-dtb" \
+         "$repo/Tests/System/guest/imagetest-board.sh" \
+         "$here/rootfs/usr/lib/posewatch-image/secure-boot-partition" \
          "$repo/Tests/System/run-image-test.sh" "$repo/Tests/System/guest/imagetest-hardware.sh" \
          "$repo/Tests/System/guest/imagetest-leds.sh"; do
     case "$(head -n 1 "$f")" in *bash*) bash -n "$f" 2>/dev/null || bad="$bad $f" ;; *) sh -n "$f" 2>/dev/null || bad="$bad $f" ;; esac
@@ -104,6 +107,65 @@ if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ ! -e "$t/boot/posewatch.toml" ] \
 else
     fail "apply-boot-config: exit $rc1/$rc2; $(cat "$t/out1" "$t/out2" | paste -sd' ')"
 fi
+
+# The http:// URL above was applied with a warning at warning priority (journald reads the <4>).
+grep -q '^<4>warning: journal-upload.conf: http://collector.invalid:19532 is plain http' "$t/out2" \
+    && pass "apply-boot-config: a plain http:// journal-upload URL is applied with a warning for the journal" \
+    || fail "apply-boot-config: no warning for a plain http:// URL: $(cat "$t/out2" | paste -sd' ')"
+
+# secure-boot-partition: network-config (the Wi-Fi passphrase) leaves the boot partition once
+# cloud-init applied it: copied root-only into the root file system, overwritten, removed.
+s=$t/secure; mkdir -p "$s/boot" "$s/cloud/data"
+printf 'instance-id: card-1\r\n' > "$s/boot/meta-data"; echo card-1 > "$s/cloud/data/instance-id"
+printf 'version: 2\r\nwifis:\r\n  wlan0:\r\n    access-points:\r\n      "home": {password: "correct horse"}\r\n' > "$s/boot/network-config"
+secure() { POSEWATCH_BOOT_DIR=$s/boot POSEWATCH_SECRETS_DIR=$s/keep POSEWATCH_CLOUD_DIR=$s/cloud \
+           "$here/rootfs/usr/lib/posewatch-image/secure-boot-partition"; }
+secure > "$s/out1" 2>&1; rc1=$?
+printf 'version: 2\n' > "$s/boot/network-config"; echo card-0 > "$s/cloud/data/instance-id"
+secure > "$s/out2" 2>&1; rc2=$?
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && [ ! -e "$s/boot/network-config" ] && [ "$(stat -c %a "$s/keep")" = 700 ] \
+   && [ "$(stat -c %a "$s/keep/network-config.card-1")" = 600 ] && grep -q 'password: "correct horse"}$' "$s/keep/network-config.card-1" \
+   && grep -q '^moved .*applied by cloud-init for instance card-1' "$s/out1" \
+   && grep -q "^<4>moved .*cloud-init did not apply it (instance 'card-0', meta-data says 'card-1')" "$s/out2" \
+   && [ "$(cat "$s/keep/network-config.card-0")" = 'version: 2' ]; then
+    pass "secure-boot-partition: network-config moved off the boot partition (0600 in a 0700 directory), a file cloud-init did not apply moved with a warning"
+else
+    fail "secure-boot-partition: exit $rc1/$rc2; $(cat "$s/out1" "$s/out2" | paste -sd' '); $(ls -la "$s/boot" "$s/keep" 2>&1 | paste -sd' ')"
+fi
+
+# Name resolution the appliance does not need stays off (LLMNR answers and can be spoofed by anyone
+# on the network); the build locks every account without a password the owner set.
+grep -qx 'LLMNR=no' "$here/rootfs/etc/systemd/resolved.conf.d/60-posewatch.conf" \
+  && grep -q "^passwd -l root" "$conf" && grep -q "awk -F: '\$2 !~ /^\[!\*\]/" "$conf" \
+  && pass "LLMNR off (resolved.conf.d), root locked and no usable password checked at build" \
+  || fail "resolved.conf.d LLMNR=no, or configure-in-root.sh's account lock and check, missing"
+
+# The kernel: Linux 7.x from trixie-backports on every board (the Pi 5's RP1 and SD host drivers),
+# pinned for the kernel packages only, the source in mmdebstrap's list; the Pi 5's early drivers in
+# the initramfs; the D0 tree copied under the firmware's name after raspi-firmware's hook.
+pin=$here/early/apt-preferences-kernel
+z51=$here/rootfs/etc/kernel/postinst.d/z51-posewatch-pi5-dtb
+mkdir -p "$t/fw"; echo d0 > "$t/fw/bcm2712-d-rpi-5-b.dtb"; POSEWATCH_BOOT_DIR=$t/fw "$z51"; rc=$?
+mkdir -p "$t/fw-old"; POSEWATCH_BOOT_DIR=$t/fw-old "$z51"; rc_old=$?
+if grep -qx 'Pin: release n=trixie-backports' "$pin" && grep -qx 'Pin-Priority: 990' "$pin" \
+   && grep -qx 'Package: linux-image-arm64 linux-image-\*-arm64 linux-binary-\*-arm64 linux-modules-\*-arm64 linux-base-\*-arm64 linux-base' "$pin" \
+   && grep -q '"deb $mirror trixie-backports main"' "$here/build.sh" && grep -q 'early/apt-preferences-kernel' "$here/build.sh" \
+   && grep -q 'early/initramfs-hook-boards' "$here/build.sh" && grep -q 'manual_add_modules' "$here/early/initramfs-hook-boards" \
+   && grep -qw sdhci-brcmstb "$here/early/initramfs-hook-boards" \
+   && [ $rc = 0 ] && [ "$(cat "$t/fw/bcm2712d0-rpi-5-b.dtb")" = d0 ] && [ $rc_old = 0 ] && [ -z "$(ls "$t/fw-old")" ] \
+   && grep -q '^/etc/kernel/postinst.d/z51-posewatch-pi5-dtb$' "$conf"; then
+    pass "kernel from trixie-backports (pinned: kernel packages only), Pi 5 SD drivers in the initramfs, the D0 tree copied as bcm2712d0-rpi-5-b.dtb"
+else
+    fail "kernel pin ($pin), backports source in build.sh, initramfs hook or the z51 DTB hook (exit $rc/$rc_old) disagree"
+fi
+
+# cloud-init must find the boot partition already mounted read-write at /boot/firmware.
+ok=yes
+for u in cloud-init-main cloud-init-local; do
+    grep -qx 'RequiresMountsFor=/boot/firmware' "$here/rootfs/etc/systemd/system/$u.service.d/60-posewatch.conf" 2>/dev/null || ok=no
+done
+[ $ok = yes ] && pass "cloud-init (main and local stage) waits for /boot/firmware to be mounted" \
+    || fail "cloud-init-main/-local drop-ins with RequiresMountsFor=/boot/firmware missing"
 
 echo "image recipe: $passes passed, $fails failed"
 [ "$fails" = 0 ]

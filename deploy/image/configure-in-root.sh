@@ -20,6 +20,7 @@ dpkg -i "$stage/posewatch.deb"
 # Services: posewatch (enabled by its postinst), the boot-partition settings, the network, time
 # sync, journal upload (starts once a URL is configured), mDNS, SSH.
 systemctl enable posewatch.service posewatch-boot-config.service posewatch-ssh-host-keys.service \
+    posewatch-secure-boot-partition.service \
     systemd-networkd.service systemd-resolved.service systemd-timesyncd.service \
     systemd-journal-upload.service avahi-daemon.service ssh.service
 systemctl is-enabled posewatch.service
@@ -29,6 +30,8 @@ systemctl is-enabled posewatch.service
 sed -i 's/^#\{0,1\}ROOTPART=.*/ROOTPART=LABEL=RASPIROOT/' /etc/default/raspi-firmware
 grep -q '^ROOTPART=LABEL=RASPIROOT$' /etc/default/raspi-firmware
 dpkg-reconfigure raspi-firmware
+# The Pi 5 D0 tree under the name its firmware looks for (later kernels: run-parts runs it after z50).
+/etc/kernel/postinst.d/z51-posewatch-pi5-dtb
 
 cat > /etc/fstab <<'FSTAB'
 # posewatch image. The boot partition holds the owner's first-boot files (Wi-Fi password, SSH key):
@@ -43,6 +46,12 @@ ln -sf /run/systemd/resolve/stub-resolv.conf /etc/resolv.conf
 
 install -D -m 644 "$stage/image.md" /usr/share/doc/posewatch-image/image.md
 install -m 644 "$stage/image-release" /etc/posewatch-image-release
+
+# No account may log in with a password the owner did not set: root and the system accounts are
+# locked ('!' or '*'); an empty password field would let anyone in on the console.
+passwd -l root >/dev/null
+usable=$(awk -F: '$2 !~ /^[!*]/ { print $1 }' /etc/shadow | paste -sd' ')
+[ -z "$usable" ] || { echo "configure-in-root.sh: accounts with a usable or empty password: $usable" >&2; exit 1; }
 
 # Per card, made on first boot: machine id (systemd), SSH host keys (cloud-init, or
 # posewatch-ssh-host-keys.service). Dead weight: apt's lists and downloads, docs, manuals, locales.

@@ -4,12 +4,12 @@
 # imagetest-hardware.service, like a board whose camera and GPIO header are there at boot:
 #   - vivid as one webcam-like /dev/video0 (as in systest-guest.sh);
 #   - a gpio-sim chip labelled posewatch-sim with 28 lines named GPIO0…GPIO27 like the Raspberry Pi
-#     header, so posewatch's default LED lines exist at their BCM offsets. Debian's kernel has no
-#     gpio-sim: the test copies in the one run-system-test.sh builds for the same kernel.
+#     header, so posewatch's default LED lines exist at their BCM offsets: the kernel's own gpio-sim
+#     (Linux 7.x), else the one run-system-test.sh builds for Debian 13's 6.12, copied in by the test.
 set -eu
 modprobe vivid n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0
 modprobe configfs 2>/dev/null || true
-grep -q '^gpio_sim ' /proc/modules || insmod /usr/local/lib/imagetest/gpio-sim.ko
+grep -q "^gpio_sim " /proc/modules || modprobe gpio-sim 2>/dev/null || insmod /usr/local/lib/imagetest/gpio-sim.ko
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 C=/sys/kernel/config/gpio-sim/posewatch
 mkdir -p "$C/bank0"

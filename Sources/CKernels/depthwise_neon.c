@@ -258,7 +258,8 @@ PW_INLINE void neon3x3_pixel(const pw_depthwise_plan *p, const int8_t *const tap
 /// walks the packed blocks in order (weights, bias, multiplier, −right: 336 bytes). The taps, tap 8
 /// and the requantisation (NEON3X3_TAP8_REQUANT_ASM's steps) run as one sequence scheduled for the
 /// in-order A53 (llvm-mca's model: 180 cycles per block instead of 228 in the order above, the
-/// A72's 45 instead of 49.5): every register dependency of that order kept, so the same sums.
+/// A72's 45 instead of 49.5): every register dependency of that order kept, so the same sums
+/// (Tests/Benchmarks/arm64/schedule_asm.py made the order; rerun it after changing the block).
 #define NEON3X3_BLOCK_ASM \
     "ld1 {v0.16b, v1.16b, v2.16b, v3.16b}, [%[k]], #64\n" \
     "ld1 {v21.16b}, [%[t0]], #16\n"                       \

@@ -11,11 +11,13 @@
 // channels 4i and 4i+1 as two pair sums each, 2i+1 channels 4i+2 and 4i+3), v16-v19 weights (in
 // PW_NEON_GROUP8 two pairs of k 0-3 / k 4-7 of 4 channels; in the single-group loop four k of the
 // 16 channels), v24/v25 and v26/v27 rows 0 and 1's 8 bytes as two 4-byte broadcasts (ld2r),
-// v28-v31 and v20-v23 products. Per 8 k and 2 rows: 2 weight loads, 2 input
-// loads, 16 smull(2) + 16 smlal(2) (int16: with no weight at -128 two products are at most
-// 2 · 127 · 128 = 32512 in magnitude) and 16 sadalp, 52 instructions for 256 multiply-adds, and
+// v28-v31 and v20-v23 products. Per 8 k and 2 rows: 8 weight loads, 2 input loads, 16 smull(2) +
+// 16 smlal(2) (int16: with no weight at -128 two products are at most 2 · 127 · 128 = 32512 in
+// magnitude), 16 sadalp and the weight pointer's step, 59 instructions for 256 multiply-adds, and
 // one of loop overhead (the loop runs two groups of 8 k per iteration).
 // Without that guarantee (a filter holding -128) every group takes the smull + sadalp step.
+/// One quarter (4 channels) of a group of 8 k for both rows, in order: the narrow last blocks
+/// (neon_2xq_tail) run it; the full blocks run the scheduled PW_NEON_GROUP8.
 #define PW_NEON_PAIR(wa, wb, r0a, r0b, r1a, r1b)                                                               \
     "smull  v28.8h, v" #wa ".8b, v24.8b\n\t"                                                                  \
     "smull2 v29.8h, v" #wa ".16b, v24.16b\n\t"                                                                \
@@ -40,6 +42,7 @@
 /// loads; the A72's (A57 model) 64 unchanged): every instruction waits as little as possible for
 /// the one whose result it needs, and the single 16-byte loads pair with arithmetic where a
 /// 64-byte load stalled the pipe. The sums are the same: each accumulator gets the same products.
+/// The order came from Tests/Benchmarks/arm64/schedule_asm.py (rerun it after changing the block).
 /// The loop below runs it twice per iteration.
 #define PW_NEON_GROUP8 \
     "ld2r { v24.4s, v25.4s }, [%[x0]], #8\n\t" \

@@ -144,6 +144,16 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
         return exitStatus
     }
 
+    /// Tells systemd READY the first time the loop is doing its job (frames flow, or it knows the
+    /// camera is lost and keeps looking); true that first time only.
+    @discardableResult
+    private mutating func becomeReady() -> Bool {
+        guard !isReady else { return false }
+        isReady = true
+        try? notifier.ready()
+        return true
+    }
+
     // MARK: frames
 
     private mutating func processFrame(timeoutMilliseconds: Int32) {
@@ -186,11 +196,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             }
             for number in step.repetitions { counted(pipeline.counter.event(number: number), at: shown) }
             outputs.lastProgress = finished
-            if !isReady {
-                isReady = true
-                try? notifier.ready()
-                logger.notice("frames are flowing", LogFields(event: .camera))
-            }
+            if becomeReady() { logger.notice("frames are flowing", LogFields(event: .camera)) }
         case .cameraLost(let error):
             outputs.cameraLost(at: now)
             outputs.leds.setStatus(.cameraLost, at: now)
@@ -199,10 +205,7 @@ struct FrameLoop<Source: LoopFrameSource & ~Copyable, Lines: LEDLines & ~Copyabl
             // No camera at start (a board booted without one) is the appliance doing its job: it
             // blinks fast and keeps looking. Waiting for frames to say READY would leave systemd
             // "activating" until its start timeout killed posewatch and restarted it, over and over.
-            if !isReady {
-                isReady = true
-                try? notifier.ready()
-            }
+            becomeReady()
         case .cameraBack:
             outputs.cameraBack(at: now)
             outputs.leds.setStatus(.healthy, at: now)

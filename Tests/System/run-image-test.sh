@@ -275,27 +275,19 @@ fi
 # Stand-in hardware (test copy only): the kernel's own gpio-sim (Linux 7.x from backports has it),
 # else gpio-sim.ko for this kernel from run-system-test.sh's cache (Debian 13's 6.12 has none).
 kcache=/var/cache/posewatch-ci/systest-arm64/kernel-$kver
-if debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/gpio" "$rootfs" 2>/dev/null | grep -q '/gpio-sim\.ko'; then
-    gpio_sim_write=""
-elif [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
-    log "gpio-sim.ko for $kver: run-system-test.sh arm64 --prepare-kernel"
-    "$here/run-system-test.sh" arm64 --prepare-kernel > "$run/prepare-kernel.log" 2>&1 || true
+gpio_sim_ko=""   # an out-of-tree gpio-sim.ko to copy in; empty when the kernel has its own
+if ! debugfs -R "ls -p /usr/lib/modules/$kver/kernel/drivers/gpio" "$rootfs" 2>/dev/null | grep -q '/gpio-sim\.ko'; then
+    gpio_sim_ko=$kcache/lib/modules/$kver/extra/gpio-sim.ko
+    if [ ! -f "$gpio_sim_ko" ]; then
+        log "gpio-sim.ko for $kver: run-system-test.sh arm64 --prepare-kernel"
+        "$here/run-system-test.sh" arm64 --prepare-kernel > "$run/prepare-kernel.log" 2>&1 || true
+    fi
 fi
-if [ -n "${gpio_sim_write-x}" ] && [ ! -f "$kcache/lib/modules/$kver/extra/gpio-sim.ko" ]; then
+if [ -n "$gpio_sim_ko" ] && [ ! -f "$gpio_sim_ko" ]; then
     fail "no gpio-sim.ko for the image's kernel $kver (run-system-test.sh arm64 --prepare-kernel built $(ls -d /var/cache/posewatch-ci/systest-arm64/kernel-* 2>/dev/null | sed 's#.*/kernel-##'); rebuild the image with --refresh-rootfs for the same kernel)"
     echo "SUMMARY image-test pass=$passes fail=$fails (no boot)"; exit 1
 fi
-# debugfs writes into the ext4 root inside the image file (offset syntax): no loop device, no mount.
-[ -n "${gpio_sim_write-x}" ] && gpio_sim_write="write $kcache/lib/modules/$kver/extra/gpio-sim.ko /usr/local/lib/imagetest/gpio-sim.ko"
-cat > "$run/debugfs.cmd" <<DEBUGFS
-mkdir /usr/local/lib/imagetest
-$gpio_sim_write
-write $here/guest/imagetest-hardware.sh /usr/local/lib/imagetest/imagetest-hardware.sh
-write $here/guest/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
-symlink /etc/systemd/system/multi-user.target.wants/imagetest-hardware.service /etc/systemd/system/imagetest-hardware.service
-DEBUGFS
-debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
-debugfs -R 'stat /etc/systemd/system/imagetest-hardware.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
+add_to_card imagetest-hardware ${gpio_sim_ko:+"write $gpio_sim_ko /usr/local/lib/imagetest/gpio-sim.ko"} \
     || { fail "could not add the stand-in hardware to the test card (see $run/debugfs.log)"; exit 1; }
 
 # ------------------------------------------------------------------ 4. boot
@@ -375,17 +367,8 @@ g 'sudo test -f /boot/firmware/config.txt && sudo test ! -e /boot/firmware/posew
 g 'sudo grep -q "^summary_interval = 4" /etc/posewatch/posewatch.toml' && [ "$moved" = 0 ] \
     && pass "posewatch.toml from the boot partition moved to /etc/posewatch/ ($(g 'journalctl -b -u posewatch-boot-config -o cat | grep applied | head -n 1'))" \
     || fail "posewatch.toml not moved from the boot partition to /etc/posewatch/"
-# Per-card identity: none in the image (read from it before the boot), made on this card's first
-# boot, and different from every earlier test card's (the ids of past runs are kept in
-# $work/identities: two copies of one image must not share a machine-id or a host key).
 mid=$(g cat /etc/machine-id | tr -d '[:space:]') hostkey=$(g 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' | awk '{print $2}')
-seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
-if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
-    pass "per-card identity: the image ships no machine-id and no SSH host key; this card made machine-id $mid and host key $hostkey, unlike the $(cat "$work/identities" 2>/dev/null | wc -l) earlier test cards"
-else
-    fail "per-card identity: image machine-id '$image_mid', host keys '$image_keys'; card machine-id '$mid', host key '$hostkey', seen on $seen earlier cards"
-fi
-[ -n "$mid" ] && [ -n "$hostkey" ] && echo "$mid $hostkey" >> "$work/identities"
+check_identity "" "$mid" "$hostkey"
 g 'sudo /usr/lib/posewatch/install-model --check' > "$run/model-check.txt" 2>&1 \
     && pass "MoveNet baked in: $(tr -d '\n' < "$run/model-check.txt")" || fail "MoveNet: $(tr -d '\n' < "$run/model-check.txt")"
 js=$(g 'systemctl is-active systemd-timesyncd systemd-networkd systemd-resolved avahi-daemon ssh' | paste -sd' ')
@@ -475,6 +458,37 @@ echo "SUMMARY image-test machine=virt pass=$passes fail=$fails total=$(( $(date 
 echo "logs: $run (console.log, checks.log, posewatch-journal.json, remote/)"
 [ "$fails" = 0 ]
 }
+# add_to_card NAME [DEBUGFS-COMMAND...]: puts guest/NAME.sh and guest/NAME.service into the test
+# card's root and enables the unit (debugfs writes into the ext4 root inside the image file: no loop
+# device, no mount), with any further debugfs commands; fails when the unit did not land.
+add_to_card() {
+    local name=$1; shift
+    { echo "mkdir /usr/local/lib/imagetest"
+      printf '%s\n' "$@"
+      echo "write $here/guest/$name.sh /usr/local/lib/imagetest/$name.sh"
+      echo "write $here/guest/$name.service /etc/systemd/system/$name.service"
+      echo "symlink /etc/systemd/system/multi-user.target.wants/$name.service /etc/systemd/system/$name.service"
+    } > "$run/debugfs.cmd"
+    debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
+    debugfs -R "stat /etc/systemd/system/$name.service" "$rootfs" 2>/dev/null | grep -q 'Type: regular'
+}
+
+# check_identity PREFIX MACHINE-ID HOST-KEY-FINGERPRINT: per-card identity. None in the image (read
+# from it before the boot), made on this card's first boot, and different from every earlier test
+# card's (kept in $work/identities: two copies of one image must not share a machine-id or a host
+# key); this card's is added to the list.
+check_identity() {
+    local prefix=$1 mid=$2 hostkey=$3 seen earlier
+    seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
+    earlier=$(cat "$work/identities" 2>/dev/null | wc -l)
+    if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [[ "$hostkey" == SHA256:* ]] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
+        pass "${prefix}per-card identity: the image ships no machine-id and no SSH host key; this card made machine-id $mid and host key $hostkey, unlike the $earlier earlier test cards"
+    else
+        fail "${prefix}per-card identity: image machine-id '$image_mid', host keys '$image_keys'; card machine-id '$mid', host key '$hostkey', seen on ${seen:-0} earlier cards"
+    fi
+    [ -n "$mid" ] && [ -n "$hostkey" ] && echo "$mid $hostkey" >> "$work/identities"
+}
+
 # raspi_boot: the test card on QEMU's Raspberry Pi machine ($machine) with the Pi's own device tree,
 # SD host and GPIO driver. QEMU boots the image's kernel, initrd and cmdline.txt directly with the
 # board's DTB from the boot partition (the VideoCore firmware stage, which reads config.txt, is not
@@ -488,15 +502,7 @@ raspi_boot() {
         raspi4b) dtb=bcm2711-rpi-4-b.dtb mem=(-m 2G) ;;
     esac
     mcopy -o -i "$fat" "::$dtb" "$run/board.dtb" || { fail "$dtb not on the boot partition"; return; }
-    cat > "$run/debugfs.cmd" <<DEBUGFS
-mkdir /usr/local/lib/imagetest
-write $here/guest/imagetest-board.sh /usr/local/lib/imagetest/imagetest-board.sh
-write $here/guest/imagetest-board.service /etc/systemd/system/imagetest-board.service
-symlink /etc/systemd/system/multi-user.target.wants/imagetest-board.service /etc/systemd/system/imagetest-board.service
-DEBUGFS
-    debugfs -w -f "$run/debugfs.cmd" "$rootfs" > "$run/debugfs.log" 2>&1
-    debugfs -R 'stat /etc/systemd/system/imagetest-board.service' "$rootfs" 2>/dev/null | grep -q 'Type: regular' \
-        || { fail "could not add the board checks to the test card (see $run/debugfs.log)"; return; }
+    add_to_card imagetest-board || { fail "could not add the board checks to the test card (see $run/debugfs.log)"; return; }
     # raspi4b needs QEMU 9 or newer (bookworm's is 7.2): it runs from the Debian 13 root of the
     # project's trixie check (.ci/check-trixie.sh makes it), with trixie's qemu-system-arm added.
     local qemu=qemu-system-aarch64
@@ -521,10 +527,8 @@ DEBUGFS
     t_boot=$(date +%s)
     timeout --kill-after=10 "$vm_timeout" ${qemu_prefix[@]+"${qemu_prefix[@]}"} "${q[@]}" < /dev/null > "$run/qemu.out" 2>&1 &
     qemu_pid=$!
-    local ready_s=""
     while kill -0 "$qemu_pid" 2>/dev/null; do
         grep -q 'IMAGETEST DONE' "$run/console.log" 2>/dev/null && break
-        [ -z "$ready_s" ] && grep -q 'Started posewatch.service' "$run/console.log" 2>/dev/null && ready_s=$(( $(date +%s) - t_boot ))
         sleep 5
     done
     sleep 3; kill "$qemu_pid" 2>/dev/null; wait "$qemu_pid" 2>/dev/null; qemu_pid=""
@@ -538,15 +542,9 @@ DEBUGFS
     while IFS= read -r l; do fail "$machine: ${l#FAIL: }"; done < <(grep '^FAIL: ' "$run/board.txt")
     grep -q '^PASS: ' "$run/board.txt" || fail "$machine: no check passed"
     # Another copy of the image: its identity must differ from every earlier card's.
-    local id mid hostkey seen
-    id=$(sed -n 's/^IDENTITY //p' "$run/board.txt" | head -n 1); mid=${id%% *} hostkey=${id#* }
-    seen=$(grep -c -e "^$mid " -e " ${hostkey:-none}\$" "$work/identities" 2>/dev/null)
-    if [[ "$mid" =~ ^[0-9a-f]{32}$ ]] && [ -n "$hostkey" ] && [ "$hostkey" != "$mid" ] && [ -z "$image_mid$image_keys" ] && [ "${seen:-0}" = 0 ]; then
-        pass "$machine: per-card identity: none in the image; machine-id $mid and host key $hostkey, unlike the $(cat "$work/identities" 2>/dev/null | wc -l) earlier test cards"
-    else
-        fail "$machine: per-card identity: image '$image_mid' '$image_keys'; card '$id', seen on ${seen:-?} earlier cards"
-    fi
-    [ -n "$mid" ] && echo "$id" >> "$work/identities"
-    echo "INFO: $machine: posewatch.service started ${ready_s:-?} s after QEMU started; board checks done after $(( $(date +%s) - t_boot )) s"
+    local id
+    id=$(sed -n 's/^IDENTITY //p' "$run/board.txt" | head -n 1)
+    check_identity "$machine: " "${id%% *}" "$(awk '{print $2}' <<< "$id")"
+    echo "INFO: $machine: board checks done after $(( $(date +%s) - t_boot )) s"
 }
 main "$@"; exit

@@ -39,13 +39,12 @@ line=$(journalctl -b -u posewatch -o cat | grep -m1 'camera lost: ')
 [ "$lost" = 1 ] && pass "camera-lost path: one journal line, '$line'" || fail "camera-lost path: $lost 'camera lost' lines in the journal"
 
 # 3. Every default LED line on the real pinctrl chip, held by posewatch.
-chip=$(gpiodetect | awk '/\[pinctrl-(bcm2835|bcm2711|rp1)\]/ {print $1; exit}')
-label=$(gpiodetect | awk -v c="$chip" '$1 == c {print $2}' | tr -d '[]')
+read -r chip label < <(gpiodetect | awk '/\[pinctrl-(bcm2835|bcm2711|rp1)\]/ {gsub(/[][]/, "", $2); print $1, $2; exit}')
 gpioinfo -c "$chip" > /run/imagetest-gpioinfo 2>&1 || gpioinfo "$chip" > /run/imagetest-gpioinfo 2>&1
 held="" missing=""
 for led in $leds; do
     n=${led#GPIO}
-    row=$(awk -v o="line" -v n="$n" '$1 == o && ($2 == n":" || $2 == n) {print; exit}' /run/imagetest-gpioinfo)
+    row=$(awk -v n="$n" '$1 == "line" && ($2 == n":" || $2 == n) {print; exit}' /run/imagetest-gpioinfo)
     if [[ "$row" == *'"posewatch"'* || "$row" == *'consumer="posewatch"'* ]]; then held="$held $led"; else missing="$missing $led($row)"; fi
 done
 [ -n "$chip" ] && [ -z "$missing" ] \

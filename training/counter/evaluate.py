@@ -586,7 +586,7 @@ def session_buckets(s, usable):
     n = s["count"]
     share = "usable <80%" if usable < 0.8 else "usable 80-95%" if usable < 0.95 else "usable >=95%"
     return {"label": s["label"], "tempo": s["tempo"], "view": s["view"], "distance": s["distance"],
-            "scores": s["scores"], "length": "3-5 reps" if n <= 5 else "6-12 reps" if n <= 12 else "13-20 reps",
+            "scores": s["scores"], "length": "3-6 reps (short)" if n <= 6 else "7-12 reps" if n <= 12 else "13-20 reps",
             "usable": share, "label and usable": f"{s['label']}, {share}"}
 
 
@@ -619,12 +619,14 @@ def cmd_sessions(args):
     index_path = os.path.join(args.dir, "index.json")
     seeds = gen.seeds_for(args.split, args.count, args.first_seed)
     if args.generate or not os.path.exists(index_path):
-        gen.generate(args.dir, seeds)
+        gen.generate(args.dir, seeds, noise=args.noise)
     with open(index_path) as f:
         index = json.load(f)
-    if index["seeds"] != seeds:
-        print(f"{args.dir} holds seeds {index['seeds'][0]}-{index['seeds'][-1]}, not {seeds[0]}-{seeds[-1]} "
-              f"(--split/--count/--first-seed): add --generate to replace them, or use another --dir", file=sys.stderr)
+    held = (index["seeds"], index.get("noise", "harsh"))
+    if index["seeds"] != seeds or (held[1] != args.noise and not index.get("clean_poses")):
+        print(f"{args.dir} holds seeds {index['seeds'][0]}-{index['seeds'][-1]} with the {held[1]} detector model, not "
+              f"{seeds[0]}-{seeds[-1]} with {args.noise} (--split/--count/--first-seed/--noise): add --generate to replace "
+              f"them, or use another --dir", file=sys.stderr)
         sys.exit(2)
     extra = shlex.split(args.replay_args)
     modes = [("classifier", "classifier's labels (posewatch replay FILE, no --action: as the appliance runs)")]
@@ -706,6 +708,10 @@ def cmd_sessions(args):
         lat = np.asarray(t.latencies) if t.latencies else np.asarray([np.nan])
         print(f"\n== {title}")
         print(f"sets counted exactly: {allt.exact}/{allt.sets} = {allt.exact / allt.sets:.1%}  (target >= 95 %)")
+        short = tally["length: 3-6 reps (short)"]
+        if short.sets:
+            print(f"short sets (3-6 repetitions) counted exactly: {short.exact}/{short.sets} = {short.exact / short.sets:.1%}  "
+                  f"(target >= 95 %)")
         print(f"repetitions matched: {t.matched}/{t.repetitions} = {t.recall:.1%}  (target >= 97 %); "
               f"precision {t.matched}/{t.events} = {t.precision:.1%}")
         print(f"matched events on time: {allt.on_time}/{t.matched} = {allt.on_time / max(t.matched, 1):.1%} "
@@ -775,6 +781,8 @@ def main():
     p.add_argument("--split", choices=["tune", "heldout"], default="heldout", help="seeds to generate (default %(default)s)")
     p.add_argument("--count", type=int, default=40, help="sessions to generate (default %(default)s)")
     p.add_argument("--first-seed", type=int, default=None, help="generate from this seed instead of the split's")
+    p.add_argument("--noise", choices=("calibrated", "harsh"), default="calibrated",
+                   help="the detector model the sessions are generated with (sessions.py --noise; default %(default)s)")
     p.add_argument("--tolerance", type=float, default=1.0, help="seconds (default %(default)s)")
     p.add_argument("--replay-args", default="", help="more arguments for posewatch replay (after --config /dev/null)")
     p.add_argument("--no-action", action="store_true", help="skip the label-fixed runs")

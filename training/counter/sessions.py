@@ -4,12 +4,15 @@ A session is what the appliance's camera sees over a couple of minutes: a person
 in from the side of the frame after an empty room) doing several sets of the five exercises, with
 rests, other movement and walking between the sets, perhaps leaving and coming back, and perhaps
 walking out at the end. It is built from the motion generator the action classifier is trained on
-(`training/posegen`) and seen through its camera model with its MoveNet-like detector noise
-(jitter, outliers, occlusion, left/right swaps, dropped frames), as the classifier's training clips
-are. Only the detector's part of posegen is used: its annotation-like keypoints (a quarter of the
-training clips) and the joints annotators leave out (`dataset.hide_joints`: shoulders behind
-barbell plates, unannotated ankles, as in Penn Action) are not what the live MoveNet gives, and a
-camera that leaves the person mostly outside the frame is drawn again.
+(`training/posegen`) and seen through its camera model and a detector model. The default detector
+model (`--noise calibrated`, `posegen/detector.py`) is fitted to what posewatch's own pose stage
+gives on real clips (`posegen/calibration.py`; the fit, real against generated on both halves, is
+in docs/accuracy.md). `--noise harsh` is the classifier's training noise instead
+(`posegen.camera.movenet_noise`: more jitter, outliers, swaps and lost frames than MoveNet shows),
+a stress setting reported without a target; its annotation-like draws (a quarter of the training
+clips) are drawn again, since they are not what the live MoveNet gives. The joints annotators leave
+out (`dataset.hide_joints`) are not used either, and a camera that leaves the person mostly outside
+the frame is drawn again.
 
 A set has 3–20 repetitions at 0.6–3 s each (each exercise in the part of that range its generator
 produces: jumping jacks 0.6–1.4 s, burpees 2–3 s), a set-wide tempo with ±12 % per repetition, and
@@ -35,6 +38,7 @@ repetition's far-pose time, the segments between them, camera and bucket facts),
 
     python training/counter/sessions.py --split heldout --count 40 --out /tmp/posewatch-sessions
     python training/counter/sessions.py --split heldout --count 40 --clean-poses --out /tmp/posewatch-sessions-clean
+    python training/counter/sessions.py --split heldout --count 40 --noise harsh --out /tmp/posewatch-sessions-harsh
 
 `--clean-poses` writes the same sessions with the camera's projected joints, every one scored 0.9,
 instead of the detector noise (same draws: same sets, times, views and walks), so the counter can
@@ -57,6 +61,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))  # training/ (posegen)
 from posegen import actions as A  # noqa: E402
 from posegen.body import fk, random_body  # noqa: E402
 from posegen.camera import garbage_frames, mirror, movenet_noise, project, share_inside  # noqa: E402
+from posegen.detector import detector_noise  # noqa: E402
 
 FPS = 15.0
 EXERCISES = ["squats", "jumping_jacks", "lunges", "burpees", "push_ups"]
@@ -238,8 +243,10 @@ def far_times(world, reps, fps):
     return out
 
 
-def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False):
-    """-> (keypoints float32[T,17,3], annotation dict). `clean_poses`: the same session (the same
+def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False, noise="calibrated"):
+    """-> (keypoints float32[T,17,3], annotation dict). `noise`: the detector model, "calibrated"
+    (`posegen.detector`, fitted to MoveNet on real clips) or "harsh" (`posegen.camera.movenet_noise`,
+    the classifier's training noise: a stress setting). `clean_poses`: the same session (the same
     random draws, so the same sets, times, camera and walks) with the camera's projected joints and
     every joint scored 0.9 in place of the detector noise: what the counter does with perfect poses."""
     rng = np.random.default_rng(seed)
@@ -324,11 +331,14 @@ def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False):
             x = x * x * (3 - 2 * x)
             shift[lo:hi] = away * ((1 - x) if part["kind"] == "walk_in" else x)
             side = -side if rng.random() < 0.5 else side
-    for attempt in range(20):
-        keypoints = movenet_noise(kp, depth, size, rng, float(np.mean(np.abs(params["pitch"]) > 45)))
-        scores = keypoints[..., 2]
-        if np.any((scores > 0) & (scores != 0.9)):
-            break  # a detector-like draw (the annotation-like one has scores of 0 and 0.9 only)
+    if noise == "calibrated":
+        keypoints = detector_noise(kp, depth, size, rng)
+    else:
+        for attempt in range(20):
+            keypoints = movenet_noise(kp, depth, size, rng, float(np.mean(np.abs(params["pitch"]) > 45)))
+            scores = keypoints[..., 2]
+            if np.any((scores > 0) & (scores != 0.9)):
+                break  # a detector-like draw (the annotation-like one has scores of 0 and 0.9 only)
     if clean_poses:  # drawn all the same, so every later draw is the noisy session's
         keypoints = np.concatenate([kp, np.full(kp.shape[:2] + (1,), 0.9)], axis=-1)
     moved = shift != 0
@@ -379,12 +389,12 @@ def seeds_for(split, count, first_seed=None):
     return list(range(first, first + count))
 
 
-def generate(out, seeds, fps=FPS, clean_poses=False):
+def generate(out, seeds, fps=FPS, clean_poses=False, noise="calibrated"):
     """Writes the sessions and index.json into `out`; returns the index."""
     os.makedirs(out, exist_ok=True)
     index = []
     for seed in seeds:
-        keypoints, annotation = make_session(seed, fps, clean_poses=clean_poses)
+        keypoints, annotation = make_session(seed, fps, clean_poses=clean_poses, noise=noise)
         name = f"s{seed}"
         np.save(os.path.join(out, name + ".npy"), keypoints)
         with open(os.path.join(out, name + ".json"), "w") as f:
@@ -392,7 +402,7 @@ def generate(out, seeds, fps=FPS, clean_poses=False):
         index.append(dict(name=name, seed=int(seed), seconds=annotation["seconds"], sets=len(annotation["sets"]),
                           repetitions=sum(s["count"] for s in annotation["sets"])))
     with open(os.path.join(out, "index.json"), "w") as f:
-        json.dump(dict(fps=fps, seeds=[int(s) for s in seeds], clean_poses=clean_poses, sessions=index), f, indent=1)
+        json.dump(dict(fps=fps, seeds=[int(s) for s in seeds], clean_poses=clean_poses, noise=noise, sessions=index), f, indent=1)
     return index
 
 
@@ -406,10 +416,14 @@ def main():
     ap.add_argument("--clean-poses", action="store_true",
                     help="the same sessions with perfect poses (projected joints, every score 0.9) instead of the "
                          "detector noise: how much of the counter's error the poses carry")
+    ap.add_argument("--noise", choices=("calibrated", "harsh"), default="calibrated",
+                    help="the detector model: calibrated (fitted to MoveNet on real clips, posegen/detector.py) or harsh "
+                         "(the classifier's training noise, posegen/camera.py: a stress setting) (default %(default)s)")
     args = ap.parse_args()
     if args.count < 1:
         ap.error("--count must be at least 1")
-    index = generate(args.out, seeds_for(args.split, args.count, args.first_seed), clean_poses=args.clean_poses)
+    index = generate(args.out, seeds_for(args.split, args.count, args.first_seed), clean_poses=args.clean_poses,
+                     noise=args.noise)
     print(f"{len(index)} sessions, {sum(s['sets'] for s in index)} sets, {sum(s['repetitions'] for s in index)} repetitions, "
           f"{sum(s['seconds'] for s in index) / 60:.1f} min -> {args.out}")
 

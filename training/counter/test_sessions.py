@@ -18,7 +18,8 @@ sys.path.insert(0, HERE)
 import evaluate  # noqa: E402
 import scoring  # noqa: E402
 import sessions  # noqa: E402
-from posegen.body import random_body  # noqa: E402  (sessions put training/ on the path)
+from posegen import detector  # noqa: E402  (sessions put training/ on the path)
+from posegen.body import random_body  # noqa: E402
 
 
 class SessionTests(unittest.TestCase):
@@ -43,6 +44,34 @@ class SessionTests(unittest.TestCase):
         self.assertLess(np.mean(noisy[noisy_person][..., 2] == np.float32(0.9)), 0.05)
         both = person & noisy_person
         self.assertGreater(np.abs(clean[both][..., :2] - noisy[both][..., :2]).mean(), 0.5)  # the noise moved the joints
+
+    def test_the_calibrated_detector_scores_in_movenets_levels_and_harsh_is_another_draw(self):
+        calibrated, ann = sessions.make_session(2323002)
+        harsh, ann_harsh = sessions.make_session(2323002, noise="harsh")
+        # the same sets; only the detector differs
+        self.assertEqual([(s["label"], s["reps"]) for s in ann["sets"]], [(s["label"], s["reps"]) for s in ann_harsh["sets"]])
+        sets = np.concatenate([calibrated[int(s["reps"][0][0] * 15) + 1:int(s["reps"][-1][1] * 15)] for s in ann["sets"]])
+        scores = sets[..., 2][sets[..., 2] > 0].astype(np.float64)  # (walking in or out scales the scores)
+        logits = np.log(scores / (1 - scores)) / detector.LOGIT_STEP
+        self.assertLess(np.abs(logits - np.round(logits)).max(), 1e-3)  # int8 MoveNet's score levels
+        harsh_scores = harsh[..., 2][harsh[..., 2] > 0].astype(np.float64)
+        harsh_logits = np.log(harsh_scores / (1 - harsh_scores)) / detector.LOGIT_STEP
+        self.assertGreater(np.abs(harsh_logits - np.round(harsh_logits)).mean(), 0.1)  # continuous scores
+        # most of a person's body joints score at least the counter's 0.3, not all of them
+        seen = calibrated[..., 2].max(1) > 0
+        share = np.mean(calibrated[seen][:, 5:, 2] >= 0.3)
+        self.assertTrue(0.8 < share < 0.99, share)
+
+    def test_detector_parameters_change_the_draw(self):
+        rng_a, rng_b = np.random.default_rng(7), np.random.default_rng(7)
+        kp = np.tile(np.linspace(100, 300, 17)[None, :, None], (60, 1, 2))
+        depth = np.full((60, 17), 3.0)
+        a = detector.detector_noise(kp, depth, (640, 480), rng_a)
+        b = detector.detector_noise(kp, depth, (640, 480), rng_b, dict(jitter=0.0, jitter_low=1.0, stray_rate=0.0,
+                                                                    swap_rate=0.0, lost_rate=0.0))
+        self.assertEqual(a.shape, (60, 17, 3))
+        self.assertTrue(np.allclose(b[..., :2], kp))  # no position error at all
+        self.assertFalse(np.allclose(a[..., :2], kp))
 
     def test_sets_have_the_asked_repetitions_and_tempo(self):
         for seed in (2323000, 2323001, 2323002):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .body import LR_SWAP
+from .camera import _ar1  # the same AR(1) noise as the harsh model's
 
 # Joint groups in COCO-17 order: face 0-4, shoulders, elbows, wrists, hips, knees, ankles.
 GROUP_OF_JOINT = np.array([0, 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6])
@@ -50,16 +51,6 @@ CALIBRATED = dict(
     swap_frames=1.0,         # a burst's mean length
     lost_rate=0.002,         # chance a burst of frames where MoveNet loses the person starts
 )
-
-
-def _ar1(rng, shape, rho):
-    e = rng.normal(0, 1, shape)
-    out = np.empty(shape)
-    out[0] = e[0]
-    k = np.sqrt(1 - rho * rho)
-    for t in range(1, shape[0]):
-        out[t] = rho * out[t - 1] + k * e[t]
-    return out
 
 
 def _bursts(rng, T, rate, mean_length):

@@ -157,14 +157,7 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0, detector_only=False
     # left/right swaps in bursts
     if not clean and rng.random() < 0.5:
         sm = _burst_mask(rng, T, rng.uniform(0, 0.05), 0.6)
-        kind = rng.integers(3)
-        idx = np.arange(17)
-        if kind == 0:
-            idx = np.array(LR_SWAP)
-        elif kind == 1:
-            idx[[11, 12, 13, 14, 15, 16]] = [12, 11, 14, 13, 16, 15]
-        else:
-            idx[[5, 6, 7, 8, 9, 10]] = [6, 5, 8, 7, 10, 9]
+        idx = swap_index(rng.integers(3))
         xy[sm] = xy[sm][:, idx]
         sc[sm] = sc[sm][:, idx]
     out[..., :2] = xy
@@ -177,6 +170,18 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0, detector_only=False
         else:
             out[dm] = garbage_frames(rng, T, size)[dm]
     return out
+
+
+def swap_index(kind):
+    """The joint order of a left/right mix-up: 0 the whole body, 1 the legs, 2 the arms."""
+    index = np.arange(17)
+    if kind == 0:
+        return np.array(LR_SWAP)
+    if kind == 1:
+        index[[11, 12, 13, 14, 15, 16]] = [12, 11, 14, 13, 16, 15]
+    else:
+        index[[5, 6, 7, 8, 9, 10]] = [6, 5, 8, 7, 10, 9]
+    return index
 
 
 def share_inside(kp, size):

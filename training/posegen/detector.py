@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .body import LR_SWAP
-from .camera import _ar1  # the same AR(1) noise as the harsh model's
+from .camera import _ar1, swap_index  # the harsh model's AR(1) noise and left/right mix-ups
 
 # Joint groups in COCO-17 order: face 0-4, shoulders, elbows, wrists, hips, knees, ankles.
 GROUP_OF_JOINT = np.array([0, 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6])
@@ -111,15 +110,7 @@ def detector_noise(kp, depth, size, rng, params=None):
     out = np.concatenate([xy, score[..., None]], -1)
     swapped = _bursts(rng, T, p["swap_rate"], p["swap_frames"])
     if swapped.any():
-        which = rng.integers(3)  # the whole body, the legs, or the arms
-        index = np.arange(17)
-        if which == 0:
-            index = np.array(LR_SWAP)
-        elif which == 1:
-            index[[11, 12, 13, 14, 15, 16]] = [12, 11, 14, 13, 16, 15]
-        else:
-            index[[5, 6, 7, 8, 9, 10]] = [6, 5, 8, 7, 10, 9]
-        out[swapped] = out[swapped][:, index]
+        out[swapped] = out[swapped][:, swap_index(rng.integers(3))]  # the whole body, the legs or the arms
     lost = _bursts(rng, T, p["lost_rate"], 1.5)
     out[lost] = 0.0
     return out

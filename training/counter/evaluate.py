@@ -3,6 +3,8 @@
     # Countix-Fitness and Penn Action through the Python reference counter (counter.py):
     python training/counter/evaluate.py countix [--rows] [--config "hysteresis=0.3"] [--phase 1]
     python training/counter/evaluate.py penn
+    # Short sets cut from repcount_half (the first 3-6 repetitions, the clip ending as the set does):
+    python training/counter/evaluate.py short [--rows] [--tail 0.2]
 
     # The same through the Swift counter: the evaluation tests write per-sequence counts,
     #   POSEWATCH_COUNTS_DIR=/tmp/counts swift test --filter RepetitionCounterEvaluationTests
@@ -227,6 +229,45 @@ def cmd_repcount(args):
     seqs = data.load_repcount(phase=args.phase)
     results = [(q, python_events(counter.count_sequence(q.poses, q.label, config=config_for(config, q)))) for q in seqs]
     score_repcount(results, args.rows, "repcount_half, label fixed, Python reference counter")
+
+
+def cmd_short(args):
+    """Short sets cut from real footage: the first N repetitions of each repcount_half sequence of
+    posewatch's exercises, from 1 s before the first (or the sequence's start) to `--tail` seconds
+    after the N-th ends (the clip ends as the set does), label fixed, Python reference counter. A
+    cut is exact when the events inside its span (tolerance 1 s) number N; missed repetitions are
+    told by place (first, middle, last)."""
+    import counter
+    config = config_from(args.config)
+    seqs = [q for q in data.load_repcount(phase=args.phase) if not q.excluded and q.action]
+    print(f"short sets cut from repcount_half (posewatch's exercises), label fixed, Python reference counter; "
+          f"each cut from 1 s before its first repetition to {args.tail:g} s after its last")
+    for n in (3, 4, 5, 6):
+        for half in ("tune", "report"):
+            exact = total = 0
+            missed, extra = collections.Counter(), 0
+            for q in seqs:
+                reps = sorted(q.repetitions, key=lambda r: r[0])
+                if q.half != half or len(reps) < n:
+                    continue
+                start = max(0.0, reps[0][0] - 1.0)
+                a = int(round(start * q.fps))
+                b = min(len(q.poses), int(round((reps[n - 1][1] + args.tail) * q.fps)))
+                cut = [(lo - a / q.fps, hi - a / q.fps) for lo, hi in reps[:n]]
+                events = scoring.in_span(python_events(counter.count_sequence(q.poses[a:b], q.label, config=config_for(config, q))), cut)
+                hit = {rep for _, rep in matched_pairs(events, cut, scoring.TOLERANCE_S)}
+                for i, rep in enumerate(cut):
+                    if rep not in hit:
+                        missed["first" if i == 0 else "last" if i == n - 1 else "middle"] += 1
+                extra += max(0, len(events) - len(hit))
+                total += 1
+                exact += len(events) == n
+                if args.rows and len(events) != n:
+                    print(f"    {q.name:12s} {q.dataset_label:14s} {n} repetitions: {len(events)} counted")
+            if total:
+                print(f"  {n} repetitions, {half:6s} half: {exact}/{total} exact; missed: "
+                      + (", ".join(f"{k} {missed[k]}" for k in ("first", "middle", "last") if missed[k]) or "none")
+                      + f"; unmatched events {extra}")
 
 
 def cmd_penn(args):
@@ -759,6 +800,12 @@ def main():
     p.add_argument("--phase", type=int, default=0,
                    help="source frames to shift the 30 → 15 fps subsampling by (1: the odd frames)")
     p.set_defaults(fn=cmd_repcount)
+    p = sub.add_parser("short", help="short sets (3-6 repetitions) cut from repcount_half, label fixed")
+    p.add_argument("--rows", action="store_true")
+    p.add_argument("--config", default="", help='counter.Config overrides')
+    p.add_argument("--tail", type=float, default=0.2, help="seconds of the clip after the last repetition (default %(default)s)")
+    p.add_argument("--phase", type=int, default=0, help="as for repcount")
+    p.set_defaults(fn=cmd_short)
     p = sub.add_parser("penn")
     p.add_argument("--config", default="", help='counter.Config overrides')
     p.set_defaults(fn=cmd_penn)

@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # training/: posegen
 from posegen import actions as A  # noqa: E402
 from posegen.body import random_body, fk  # noqa: E402
 from posegen.camera import project, movenet_noise, mirror  # noqa: E402
+from posegen.detector import detector_noise  # noqa: E402
 from posegen.dataset import hide_joints  # noqa: E402
 
 FPS = 15.0
@@ -104,8 +105,10 @@ def _segment(rng, b, rep, n, fps):
     return p, phase
 
 
-def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, zoom_share=0.0):
-    """-> dict(poses float32[T,17,3] (pixels or Countix-normalised), rep, phase, mask, countix)."""
+def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, zoom_share=0.0, noise="harsh"):
+    """-> dict(poses float32[T,17,3] (pixels or Countix-normalised), rep, phase, mask, countix).
+    `noise`: the detector model, "harsh" (posegen.camera.movenet_noise: the shipped nets') or
+    "calibrated" (posegen.detector, fitted to MoveNet on real clips)."""
     b = random_body(rng)
     T = int(rng.uniform(*seconds) * fps)
     heading = rng.uniform(-180, 180)
@@ -145,7 +148,7 @@ def make_sequence(rng, seconds=(20.0, 90.0), fps=FPS, countix_share=0.5, zoom_sh
     W, repf, ph, mask = W[:T], repf[:T], ph[:T], mask[:T]
     kp, depth, size = project(W, heading, rng)
     horiz = float(np.mean([x[4] for x in parts]))
-    k = movenet_noise(kp, depth, size, rng, horiz)
+    k = movenet_noise(kp, depth, size, rng, horiz) if noise == "harsh" else detector_noise(kp, depth, size, rng)
     tags = [x[5] for x in parts if x[5]]
     hide_joints(rng, k, tags[0] if tags else "")
     if zoom_share > 0 and rng.random() < zoom_share:

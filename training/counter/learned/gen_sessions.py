@@ -19,9 +19,11 @@ import gen  # noqa: E402
 BENCH = (2323000, 2325000)
 
 
-def session_sequence(seed, countix=False):
+def session_sequence(seed, countix=False, noise="harsh"):
+    """`noise`: the sessions' detector model; the shipped nets were trained on "harsh" (the
+    classifier's training noise), the default here so the recipe reproduces them."""
     assert not (BENCH[0] <= seed < BENCH[1]), seed
-    k, ann = S.make_session(seed)
+    k, ann = S.make_session(seed, noise=noise)
     fps = ann["fps"]
     T = len(k)
     t = np.arange(T) / fps
@@ -41,12 +43,12 @@ def session_sequence(seed, countix=False):
     return dict(poses=k.astype(np.float32), rep=rep, phase=phase, mask=mask, countix=countix)
 
 
-def dataset(first_seed, n, countix_share=0.3, start_crop_share=0.0):
+def dataset(first_seed, n, countix_share=0.3, start_crop_share=0.0, noise="harsh"):
     rng = np.random.default_rng(first_seed)
     crop_rng = np.random.default_rng(first_seed + 7_000_000)  # gen.dataset's reason: its own stream
     out = []
     for i in range(n):
-        s = session_sequence(first_seed + i, countix=rng.random() < countix_share)
+        s = session_sequence(first_seed + i, countix=rng.random() < countix_share, noise=noise)
         if crop_rng.random() < start_crop_share:
             gen.start_crop(crop_rng, s)
         s["x"] = gen.features(s.pop("poses"))

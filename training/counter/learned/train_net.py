@@ -98,15 +98,18 @@ def main():
     ap.add_argument("--sessions", type=int, default=0, help="also this many sequences from ../sessions.py (gen_sessions.py)")
     ap.add_argument("--sessions-seed", type=int, default=9100000)
     ap.add_argument("--sessions-countix", type=float, default=0.3)
+    ap.add_argument("--noise", choices=("harsh", "calibrated"), default="harsh",
+                    help="the detector model of both sources (gen.py, sessions.py --noise; the shipped nets: harsh)")
     a = ap.parse_args()
     t0 = time.time()
-    kw = dict(countix_share=a.countix_share, zoom_share=a.zoom_share, start_crop_share=a.start_crop)
+    kw = dict(countix_share=a.countix_share, zoom_share=a.zoom_share, start_crop_share=a.start_crop, noise=a.noise)
     tr = gen.dataset(a.seed, a.sequences, **kw)
     va = gen.dataset(a.seed + 1, max(50, a.sequences // 10), **kw)
     if a.sessions:
         import gen_sessions
-        tr += gen_sessions.dataset(a.sessions_seed, a.sessions, a.sessions_countix, a.start_crop)
-        va += gen_sessions.dataset(a.sessions_seed + 500000, max(10, a.sessions // 10), a.sessions_countix, a.start_crop)
+        tr += gen_sessions.dataset(a.sessions_seed, a.sessions, a.sessions_countix, a.start_crop, a.noise)
+        va += gen_sessions.dataset(a.sessions_seed + 500000, max(10, a.sessions // 10), a.sessions_countix, a.start_crop,
+                                   a.noise)
     Xtr, Ytr, Etr = stack(tr)
     Xva, Yva, Eva = stack(va)
     print(f"generated {len(tr)} + {len(va)} sequences, {len(Etr)} + {len(Eva)} frames, rep share "

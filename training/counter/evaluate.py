@@ -663,9 +663,9 @@ def cmd_sessions(args):
         gen.generate(args.dir, seeds, noise=args.noise)
     with open(index_path) as f:
         index = json.load(f)
-    held = (index["seeds"], index.get("noise", "harsh"))
-    if index["seeds"] != seeds or (held[1] != args.noise and not index.get("clean_poses")):
-        print(f"{args.dir} holds seeds {index['seeds'][0]}-{index['seeds'][-1]} with the {held[1]} detector model, not "
+    held_noise = index.get("noise", "harsh")  # folders written before the calibrated model have none
+    if index["seeds"] != seeds or (held_noise != args.noise and not index.get("clean_poses")):
+        print(f"{args.dir} holds seeds {index['seeds'][0]}-{index['seeds'][-1]} with the {held_noise} detector model, not "
               f"{seeds[0]}-{seeds[-1]} with {args.noise} (--split/--count/--first-seed/--noise): add --generate to replace "
               f"them, or use another --dir", file=sys.stderr)
         sys.exit(2)

@@ -243,10 +243,11 @@ def far_times(world, reps, fps):
     return out
 
 
-def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False, noise="calibrated"):
+def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False, noise="calibrated", detector_params=None):
     """-> (keypoints float32[T,17,3], annotation dict). `noise`: the detector model, "calibrated"
-    (`posegen.detector`, fitted to MoveNet on real clips) or "harsh" (`posegen.camera.movenet_noise`,
-    the classifier's training noise: a stress setting). `clean_poses`: the same session (the same
+    (`posegen.detector`, fitted to MoveNet on real clips; `detector_params` override its fitted
+    parameters, for calibration.py's fit) or "harsh" (`posegen.camera.movenet_noise`, the
+    classifier's training noise: a stress setting). `clean_poses`: the same session (the same
     random draws, so the same sets, times, camera and walks) with the camera's projected joints and
     every joint scored 0.9 in place of the detector noise: what the counter does with perfect poses."""
     rng = np.random.default_rng(seed)
@@ -332,7 +333,7 @@ def make_session(seed, fps=FPS, seconds=(90.0, 150.0), clean_poses=False, noise=
             shift[lo:hi] = away * ((1 - x) if part["kind"] == "walk_in" else x)
             side = -side if rng.random() < 0.5 else side
     if noise == "calibrated":
-        keypoints = detector_noise(kp, depth, size, rng)
+        keypoints = detector_noise(kp, depth, size, rng, detector_params)
     else:
         for attempt in range(20):
             keypoints = movenet_noise(kp, depth, size, rng, float(np.mean(np.abs(params["pitch"]) > 45)))

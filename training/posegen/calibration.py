@@ -33,8 +33,8 @@ Needs numpy, ffmpeg and ai-edge-litert (extract); compare needs only numpy and t
 from __future__ import annotations
 
 import argparse
+import copy
 import csv
-import json
 import os
 import sys
 
@@ -51,7 +51,7 @@ GROUPS = [("face", [0, 1, 2, 3, 4]), ("shoulders", [5, 6]), ("elbows", [7, 8]), 
           ("hips", [11, 12]), ("knees", [13, 14]), ("ankles", [15, 16])]
 SWAP_PAIRS = [("shoulders", 5, 6), ("elbows", 7, 8), ("wrists", 9, 10), ("hips", 11, 12), ("knees", 13, 14),
               ("ankles", 15, 16)]
-HEIGHT_BINS = [(0.0, 0.45, "small (< 0.45 of the frame)"), (0.45, 0.75, "medium"), (0.75, 9.0, "large (≥ 0.75)")]
+HEIGHT_BINS = [(0.0, 0.45, "small"), (0.45, 0.75, "medium"), (0.75, 9.0, "large")]  # share of the frame's height
 SCORE_BANDS = [(0.3, 0.5), (0.5, 0.7), (0.7, 1.01)]
 FIT_SOURCES = ("workouttracker", "wahoo", "social", "pushup")
 
@@ -59,8 +59,7 @@ FIT_SOURCES = ("workouttracker", "wahoo", "social", "pushup")
 def source_of(name):
     """The clip's source: its folder (other/, variants/, workouttracker/) or its name's prefix."""
     if "/" in name:
-        folder = name.split("/")[0]
-        return folder
+        return name.split("/")[0]
     return name.split("_")[0].rstrip("0123456789").split(".")[0]
 
 
@@ -124,11 +123,16 @@ def _height(poses, frame_height):
         return (np.nanmax(ys, 1) - np.nanmin(ys, 1)) / frame_height
 
 
-def _runs(mask):
-    """Lengths of the runs of True in a 1-D mask."""
+def _segments(mask):
+    """(starts, lengths) of the runs of True in a 1-D mask."""
     padded = np.concatenate([[0], mask.astype(np.int8), [0]])
     edges = np.flatnonzero(np.diff(padded))
-    return edges[1::2] - edges[::2]
+    return edges[::2], edges[1::2] - edges[::2]
+
+
+def _runs(mask):
+    """Lengths of the runs of True in a 1-D mask."""
+    return _segments(mask)[1]
 
 
 class Tally:
@@ -162,8 +166,9 @@ class Tally:
         for b, (lo, hi) in enumerate(SCORE_BANDS):
             sel = ok & (middle >= lo) & (middle < hi)
             self.jitter[b].append((acc / np.maximum(torso, 1e-6))[sel])
+        present = list(zip(*_segments(person)))
         for joint in range(5, 17):  # the body's joints (the counter's)
-            for start, length in zip(*_segments(person)):
+            for start, length in present:
                 series = scores[start:start + length, joint]
                 if length >= 30 and series.std() > 1e-6:
                     self.ac1.append(_autocorrelation(series, 1))
@@ -188,8 +193,8 @@ class Tally:
             if len(values) < 200:
                 continue
             q = np.percentile(values, [10, 50, 90])
-            t[f"score {g} {HEIGHT_BINS[h][2].split()[0]}: p10/p50/p90"] = q
-            t[f"score {g} {HEIGHT_BINS[h][2].split()[0]}: share < 0.3"] = np.array([np.mean(values < MIN_SCORE)])
+            t[f"score {g} {HEIGHT_BINS[h][2]}: p10/p50/p90"] = q
+            t[f"score {g} {HEIGHT_BINS[h][2]}: share < 0.3"] = np.array([np.mean(values < MIN_SCORE)])
         for b, parts in self.jitter.items():
             values = np.concatenate(parts)
             lo, hi = SCORE_BANDS[b]
@@ -202,12 +207,6 @@ class Tally:
         t["nobody reported: run length mean (frames)"] = np.array([runs.mean()])
         t["left/right swaps per 1000 pair-frames"] = np.array([1000 * self.swaps / max(self.swap_checks, 1)])
         return t
-
-
-def _segments(mask):
-    padded = np.concatenate([[0], mask.astype(np.int8), [0]])
-    edges = np.flatnonzero(np.diff(padded))
-    return edges[::2], edges[1::2] - edges[::2]
 
 
 def _autocorrelation(series, lag):
@@ -230,18 +229,9 @@ def generated_tally(noise, seeds, params=None):
     (`params`: the calibrated model's parameters to use instead of its fitted ones)."""
     sys.path.insert(0, os.path.join(HERE, "..", "counter"))
     import sessions
-    from posegen import detector
     tally = Tally()
     for seed in seeds:
-        if params is not None:
-            saved = dict(detector.CALIBRATED)
-            detector.CALIBRATED.update(params)
-        try:
-            keypoints, annotation = sessions.make_session(seed, noise=noise)
-        finally:
-            if params is not None:
-                detector.CALIBRATED.clear()
-                detector.CALIBRATED.update(saved)
+        keypoints, annotation = sessions.make_session(seed, noise=noise, detector_params=params)
         for s in annotation["sets"]:
             a, b = int(round(s["reps"][0][0] * FPS)), int(round(s["reps"][-1][1] * FPS))
             tally.add(keypoints[a:b].astype(np.float64), tuple(annotation["frame_size"]))
@@ -249,22 +239,23 @@ def generated_tally(noise, seeds, params=None):
 
 
 def distance(real, generated):
-    """How far the generated statistics are from the real ones: score quantiles and shares in units
-    of 0.05, the rest (jitter, run lengths, rates) as log ratios in units of 0.2."""
+    """How far the generated statistics are from the real ones: scores (quantiles, shares,
+    autocorrelations) in units of 0.05, the rest (jitter, run lengths, rates) as log ratios in units
+    of 0.2."""
     total = 0.0
     for name, r in real.items():
         if name not in generated:
             continue
         g = generated[name]
-        if name.startswith("score ") and "autocorrelation" not in name:
-            total += float(np.sum(((g - r) / 0.05) ** 2))
-        elif "autocorrelation" in name:
+        if name.startswith("score "):
             total += float(np.sum(((g - r) / 0.05) ** 2))
         else:
             total += float(np.sum((np.log((g + 1e-3) / (r + 1e-3)) / 0.2) ** 2))
     return total
 
 
+# The fit's step per parameter; list-valued ones (one value per joint group) step each value, with a floor.
+LIST_STEPS = dict(base=(0.15, -1e9), miss=(0.01, 0.0))
 STEPS = dict(miss_drop=0.5, size_slope=0.25, session_sd=0.1, joint_sd=0.1, frame_sd=0.1, frame_rho=0.1, occlusion=0.25,
              jitter=0.003, jitter_low=0.5, jitter_rho=0.1, stray_rate=0.01, swap_rate=0.002, swap_frames=0.5,
              lost_rate=0.001)
@@ -278,7 +269,7 @@ def fit(args):
     real, count = real_tally(args.poses, "fit")
     target = real.table()
     seeds = range(2325000, 2325000 + args.sessions)
-    params = {k: (list(v) if isinstance(v, list) else v) for k, v in detector.CALIBRATED.items()}
+    params = copy.deepcopy(detector.CALIBRATED)
 
     def loss(candidate):
         return distance(target, generated_tally("calibrated", seeds, candidate).table())
@@ -287,23 +278,21 @@ def fit(args):
     print(f"fit half: {count} clips; start distance {best:.1f}", flush=True)
     for round_ in range(args.rounds):
         improved = False
-        keys = [("base", g) for g in range(len(GROUPS))] + [("miss", g) for g in range(len(GROUPS))] \
-            + [(k, None) for k in STEPS]
+        keys = [(k, g) for k in LIST_STEPS for g in range(len(GROUPS))] + [(k, None) for k in STEPS]
         for key, group in keys:
             for sign in (1, -1):
                 while True:
-                    candidate = {k: (list(v) if isinstance(v, list) else v) for k, v in params.items()}
-                    if key == "base":
-                        candidate["base"][group] = round(candidate["base"][group] + sign * 0.15, 4)
-                    elif key == "miss":
-                        candidate["miss"][group] = round(max(candidate["miss"][group] + sign * 0.01, 0.0), 4)
-                        if candidate["miss"][group] == params["miss"][group]:
-                            break
+                    candidate = copy.deepcopy(params)
+                    if group is not None:
+                        step, floor = LIST_STEPS[key]
+                        candidate[key][group] = round(max(candidate[key][group] + sign * step, floor), 4)
+                        moved = candidate[key][group] != params[key][group]
                     else:
                         lo, hi = LIMITS.get(key, (0.0, 1e9))
                         candidate[key] = round(min(max(candidate[key] + sign * STEPS[key], lo), hi), 5)
-                        if candidate[key] == params[key]:
-                            break
+                        moved = candidate[key] != params[key]
+                    if not moved:
+                        break
                     value = loss(candidate)
                     if value < best - 1e-9:
                         best, params, improved = value, candidate, True

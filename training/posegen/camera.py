@@ -93,6 +93,14 @@ def project(w, heading_deg, rng, view=None):
     return kp, Z, (W, H)
 
 
+def body_scale(kp):
+    """The person's size in pixels that the detector models scale their errors by: the larger of
+    the joints' 2-98 % spreads, x and y, over the whole clip, / 3.5 (+1 so it is never 0)."""
+    points = kp.reshape(-1, 2)
+    return max(np.percentile(points[:, 1], 98) - np.percentile(points[:, 1], 2),
+               np.percentile(points[:, 0], 98) - np.percentile(points[:, 0], 2)) / 3.5 + 1.0
+
+
 def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0, detector_only=False):
     """kp (T,17,2) clean pixels -> (T,17,3) x,y,score as a MoveNet-like detector would give, or (a
     quarter of the clips) as a human annotator would: small jitter, no outliers, swaps or lost frames,
@@ -104,9 +112,7 @@ def movenet_noise(kp, depth, size, rng, horizontal_frac=0.0, detector_only=False
     W, H = size
     out = np.zeros((T, 17, 3))
     valid = np.ones(T, bool)
-    bb = kp.reshape(-1, 2)
-    s_px = max(np.percentile(bb[:, 1], 98) - np.percentile(bb[:, 1], 2),
-               np.percentile(bb[:, 0], 98) - np.percentile(bb[:, 0], 2)) / 3.5 + 1.0
+    s_px = body_scale(kp)
     # positional jitter (temporally correlated) and outliers
     sig = s_px * (rng.uniform(0.003, 0.012) if clean else rng.uniform(0.01, 0.05))
     rho = rng.uniform(0.0, 0.8)

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .camera import _ar1, swap_index  # the harsh model's AR(1) noise and left/right mix-ups
+from .camera import PAIRS, _ar1, body_scale, swap_index  # shared with the harsh model
 
 # Joint groups in COCO-17 order: face 0-4, shoulders, elbows, wrists, hips, knees, ankles.
 GROUP_OF_JOINT = np.array([0, 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6])
-PAIRS = [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 12), (13, 14), (15, 16)]
 LOGIT_STEP = 0.2804  # the spacing of MoveNet int8's score levels in logit (measured on its outputs)
 
 # Fitted on the real clips' fit half (calibration.py fit); see the module docstring.
@@ -72,10 +71,7 @@ def detector_noise(kp, depth, size, rng, params=None):
     p = dict(CALIBRATED, **(params or {}))
     T = kp.shape[0]
     W, H = size
-    points = kp.reshape(-1, 2)
-    extent_y = np.percentile(points[:, 1], 98) - np.percentile(points[:, 1], 2)
-    extent_x = np.percentile(points[:, 0], 98) - np.percentile(points[:, 0], 2)
-    body = max(extent_y, extent_x) / 3.5 + 1.0
+    body = body_scale(kp)
     # the person's height in the frame, per frame (a squat or a push-up is lower than standing)
     height = (kp[..., 1].max(1) - kp[..., 1].min(1)) / H
 

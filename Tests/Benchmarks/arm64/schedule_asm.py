@@ -21,10 +21,13 @@ against the scalar kernels under qemu), then Tests/Benchmarks/arm64_instructions
 cycle model of the whole invoke.
 """
 import argparse
+import os
 import random
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cycle_model  # noqa: E402  (its llvm-mca run: the same model the arm64 benchmark uses)
 
 OPERANDS = {"%[prm]": "x21", "%[offset]": "x22", "%[bounds]": "x23", "%[c0]": "x24", "%[c1]": "x25",
             "%[k]": "x10", "%[out]": "x20", "%[w]": "x8", "%[x0]": "x0", "%[x1]": "x1",
@@ -91,12 +94,14 @@ def dependencies(instructions):
 
 
 def cycles(text, cpu, llvm_mca):
-    result = subprocess.run([llvm_mca, "-mtriple=aarch64", f"-mcpu={cpu}", "-iterations=100"],
-                            input=text, capture_output=True, text=True)
-    match = re.search(r"Total Cycles:\s+(\d+)", result.stdout)
-    if not match:
-        raise SystemExit(f"schedule_asm: llvm-mca failed: {result.stderr.strip()[:400]}")
-    return int(match.group(1)) / 100
+    """llvm-mca's cycles per pass of the block (cycle_model.py's run of it: 100 iterations)."""
+    try:
+        found, _ = cycle_model.cycles_per_execution({"b0": text.splitlines()}, cpu, llvm_mca)
+    except RuntimeError as error:
+        raise SystemExit(f"schedule_asm: {error}")
+    if "b0" not in found:
+        raise SystemExit("schedule_asm: llvm-mca gave no cycles for the block")
+    return found["b0"]
 
 
 def main():

@@ -36,12 +36,24 @@ func boundDatagramSocket(at path: String) -> Int32 {
     /// A grey clip (nobody in it) of `seconds` at 15 fps.
     func writeEmptyRoomClip(seconds: Int) -> String { makeEmptyRoomClip(seconds: seconds, at: directory + "/room.y4m") }
 
-    func writeConfig(_ moveNet: String) -> String {
-        let path = directory + "/posewatch.toml"
+    /// A config with MoveNet and `rest` (by default one-second journal summaries), in `name`.
+    func writeConfig(_ moveNet: String, name: String = "posewatch.toml", rest: String = "[journal]\nsummary_interval = 1\n") -> String {
+        let path = directory + "/" + name
         let file = fopen(path, "w")!
-        fputs("[models]\npose = \"\(moveNet)\"\n[journal]\nsummary_interval = 1\n", file)
+        fputs("[models]\npose = \"\(moveNet)\"\n" + rest, file)
         fclose(file)
         return path
+    }
+
+    /// Console LEDs (`--leds console`): each line's last state and how often each line changed.
+    func consoleLEDs(_ output: String) -> (last: [String: String], changes: [String: Int]) {
+        var last: [String: String] = [:], changes: [String: Int] = [:]
+        for line in output.split(separator: "\n") where line.contains("] led ") {
+            let words = line.split(separator: " ")
+            last[String(words[2])] = String(words.last!)
+            changes[String(words[2]), default: 0] += 1
+        }
+        return (last, changes)
     }
 
     /// A datagram socket standing in for systemd's notify socket.
@@ -78,11 +90,7 @@ func boundDatagramSocket(at path: String) -> Int32 {
         #expect(messages.contains { $0.hasPrefix("STATUS=") })
         #expect(messages.last == "STOPPING=1")
         // Console LEDs: every line was last written off.
-        var last: [String: String] = [:]
-        for line in result.output.split(separator: "\n") where line.contains("] led ") {
-            let words = line.split(separator: " ")
-            last[String(words[2])] = String(words.last!)
-        }
+        let last = consoleLEDs(result.output).last
         #expect(last.count == 6 && last.values.allSatisfy { $0 == "off" }, "\(last)")
         // Nobody in the room: no action is ever shown, the summary and stop entries are there.
         #expect(!result.error.contains("POSEWATCH_EVENT=rep"))
@@ -242,10 +250,7 @@ func boundDatagramSocket(at path: String) -> Int32 {
     /// stops cleanly on SIGTERM with the LEDs off.
     @Test(.enabled(if: RunLoopTests.moveNet != nil, RunLoopTests.noMoveNet)) func noCameraAtStartIsReadyAndLostNotARestartLoop() throws {
         let moveNet = try #require(Self.moveNet)
-        let config = directory + "/no-camera.toml"
-        let file = try #require(fopen(config, "w"))
-        fputs("[models]\npose = \"\(moveNet)\"\n[camera]\ndevice = \"\(directory)/no-such-camera\"\n", file)
-        fclose(file)
+        let config = writeConfig(moveNet, name: "no-camera.toml", rest: "[camera]\ndevice = \"\(directory)/no-such-camera\"\n")
         let notify = notifySocket()
         defer { close(notify.fd) }
         let log = directory + "/no-camera.log", output = directory + "/no-camera.out"
@@ -268,14 +273,8 @@ func boundDatagramSocket(at path: String) -> Int32 {
         #expect(text.components(separatedBy: "camera lost: ").count == 2, "one 'camera lost' line:\n\(text)")
         #expect(text.contains("no-such-camera"))
         // The status LED blinked (console LEDs print each change) and every line ended off.
-        var last: [String: String] = [:]
-        var statusChanges = 0
-        for line in contents(of: output).split(separator: "\n") where line.contains("] led ") {
-            let words = line.split(separator: " ")
-            last[String(words[2])] = String(words.last!)
-            if words[2] == "status" { statusChanges += 1 }
-        }
-        #expect(statusChanges >= 2, "the status LED should blink while the camera is lost")
+        let (last, changes) = consoleLEDs(contents(of: output))
+        #expect(changes["status", default: 0] >= 2, "the status LED should blink while the camera is lost")
         #expect(last.count == 6 && last.values.allSatisfy { $0 == "off" }, "\(last)")
     }
 

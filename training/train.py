@@ -12,6 +12,7 @@ sys.path.insert(0, HERE)
 import numpy as np
 from config import FPS, WINDOW, STRIDE, SEED, JOINTS, LABELS
 from posegen.dataset import make_windows
+from posegen.actions import VARIANT_NAMES
 import normalize as NZ
 import tflite_metadata as TM
 
@@ -66,8 +67,8 @@ def mirror_twin(tf, member):
 
 
 # ---------------------------------------------------------------- decision-history second stage (r30)
-# Per window the members give an "entry" of 135 values: each member's hidden dense output
-# averaged with its mirror twin's (2 x 64), the four branches' mean logits times LOGIT_SCALE (6) and
+# Per window the members give an "entry" of 2 x dense + 7 values (263 with the default dense 128):
+# each member's hidden dense output averaged with its mirror twin's, the four branches' mean logits times LOGIT_SCALE (6) and
 # a flag (1: the decision exists). The history input holds the previous K entries of the same run,
 # oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
 # (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
@@ -365,9 +366,11 @@ def main():
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--members", type=int, default=2, help="ensemble size (probabilities averaged in one graph)")
-    # member width: the four conv layers' channels and the hidden dense layer (the file must stay < 256 KB)
-    ap.add_argument("--widths", default="48,64,96,96")
-    ap.add_argument("--dense", type=int, default=64)
+    # member width: the four conv layers' channels and the hidden dense layer. r38 (issue 41, decision 5:
+    # up to 1 MiB): 96,128,192,192 / 128 with the variants below learns them without losing Penn;
+    # r26..r37 used 48,64,96,96 / 64 (the file < 256 KB)
+    ap.add_argument("--widths", default="96,128,192,192")
+    ap.add_argument("--dense", type=int, default=128)
     # test-time mirror averaging inside the graph: each member also sees the left/right mirror of the
     # window (a person filmed from the other side) and the graph averages all outputs (r26)
     ap.add_argument("--no-mirror", dest="mirror", action="store_false")
@@ -377,7 +380,7 @@ def main():
     # r31: two heads of width 32 / dense 56 (r30: four of 8 / 32 in the Keras graph; r29 screened 32 / 64)
     ap.add_argument("--heads", type=int, default=2, help="history heads, probabilities averaged")
     ap.add_argument("--head-width", type=int, default=32, help="per-slot projection of a head")
-    ap.add_argument("--head-dense", type=int, default=56, help="a head's hidden dense layer (56: the file stays < 256 000 bytes)")
+    ap.add_argument("--head-dense", type=int, default=56, help="a head's hidden dense layer")
     ap.add_argument("--head-epochs", type=int, default=12)
     ap.add_argument("--head-base", choices=("logits", "logprobs"), default="logits",
                     help="what a head's correction is added to: the branches' mean logits (r30, r31) or "
@@ -396,19 +399,18 @@ def main():
     ap.add_argument("--sequence-olympic", type=float, default=8.0,
                     help="weight of the Olympic lifts among the `other` activities of the heads' training sequences "
                          "(r33: 8; 2.6 = the generator's own mix, which the members train on and r31 used)")
-    # r34 (measured, not adopted: docs/history.md): the heads' sequences also hold star jumps and
-    # jacks mixed with star jumps (as jumping jacks), slow step jacks and sets in short bursts between
-    # standing or talking, the robustness suite's failure classes (evaluate.py --sections r); the
-    # members' data are unchanged. Fixes those cells and the dev spans, costs Penn.
+    # The heads' sequences and the members' clips also hold star jumps and jacks mixed with star jumps
+    # (as jumping jacks), slow step jacks, lunges with the arms moving, sets in short bursts between
+    # standing or talking and knee-cut framing: the robustness suite's failure classes (evaluate.py
+    # --sections r). r34/r35 (the narrow members) learned them and lost Penn; r38's wider members keep
+    # it (docs/history.md).
+    all_variants = VARIANT_NAMES  # star, slow_step, lunge_arms, bursts, knee_cut
     ap.add_argument("--sequence-variants", type=lambda v: tuple(x for x in v.split(",") if x),
-                    default=(),
-                    help="comma-separated r34 generator variants in the heads' training sequences "
-                         "(star, slow_step, lunge_arms, bursts, knee_cut; posegen/actions.py VARIANTS; none: r33, "
-                         "the committed model; r34 measured star,slow_step,bursts, not adopted)")
-    # r35 (issue 28; measured, not adopted: docs/history.md): the same variants in the members' training clips
-    ap.add_argument("--member-variants", type=lambda v: tuple(x for x in v.split(",") if x), default=(),
-                    help="comma-separated generator variants in the members' training clips (as --sequence-variants; "
-                         "none: r26's members, the committed model)")
+                    default=all_variants,
+                    help="comma-separated generator variants in the heads' training sequences "
+                         "(posegen/actions.py VARIANTS; default: all five; '' : none, as r26..r33)")
+    ap.add_argument("--member-variants", type=lambda v: tuple(x for x in v.split(",") if x), default=all_variants,
+                    help="comma-separated generator variants in the members' training clips (as --sequence-variants)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
     ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")
     # The model is embedded into the posewatch binary from Sources/CActionModel (see its header).
@@ -531,7 +533,7 @@ def export_history(tf, a, t0, model, graph, rep):
             "input": "history", "dtype": "float32", "shape": [1, K, F], "length": K, "features": F,
             "layout": f"[row r: {K} decisions ago - r ... 1 decision ago (last row)][feature]; index = r*{F} + f",
             "entry": f"features 0..{F - 8}: each member's hidden dense output averaged with its mirror twin's "
-                     f"(member 0 then 1, 64 each); {F - 7}..{F - 2}: the branches' mean logits x {LOGIT_SCALE}; "
+                     f"(member 0 then 1, {a.dense} each); {F - 7}..{F - 2}: the branches' mean logits x {LOGIT_SCALE}; "
                      f"{F - 1}: flag",
             "flag": "1 (as quantized in 'state') where the row holds a decision, 0 in an empty row",
             "state_output": "state", "state_shape": [1, F],

@@ -68,8 +68,8 @@ def mirror_twin(tf, member):
 
 # ---------------------------------------------------------------- decision-history second stage (r30)
 # Per window the members give an "entry" of 2 x dense + 7 values (263 with the default dense 128):
-# each member's hidden dense output averaged with its mirror twin's, the four branches' mean logits times LOGIT_SCALE (6) and
-# a flag (1: the decision exists). The history input holds the previous K entries of the same run,
+# each member's hidden dense output averaged with its mirror twin's, the four branches' mean logits
+# times LOGIT_SCALE (6) and a flag (1: the decision exists). The history input holds the previous K entries of the same run,
 # oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
 # (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
 LOGIT_SCALE = 0.25
@@ -408,7 +408,7 @@ def main():
     ap.add_argument("--sequence-variants", type=lambda v: tuple(x for x in v.split(",") if x),
                     default=all_variants,
                     help="comma-separated generator variants in the heads' training sequences "
-                         "(posegen/actions.py VARIANTS; default: all five; '' : none, as r26..r33)")
+                         "(posegen/actions.py VARIANT_NAMES; default: all five; '': none, as r26..r33)")
     ap.add_argument("--member-variants", type=lambda v: tuple(x for x in v.split(",") if x), default=all_variants,
                     help="comma-separated generator variants in the members' training clips (as --sequence-variants)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)

@@ -366,7 +366,7 @@ def main():
     ap.add_argument("--clips", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=14)
     ap.add_argument("--members", type=int, default=2, help="ensemble size (probabilities averaged in one graph)")
-    # member width: the four conv layers' channels and the hidden dense layer. r38 (issue 41, decision 5:
+    # member width: the four conv layers' channels and the hidden dense layer. r39 (issue 41, decision 5:
     # up to 1 MiB): 96,128,192,192 / 128 with the variants below learns them without losing Penn;
     # r26..r37 used 48,64,96,96 / 64 (the file < 256 KB)
     ap.add_argument("--widths", default="96,128,192,192")
@@ -402,7 +402,7 @@ def main():
     # The heads' sequences and the members' clips also hold star jumps and jacks mixed with star jumps
     # (as jumping jacks), slow step jacks, lunges with the arms moving, sets in short bursts between
     # standing or talking and knee-cut framing: the robustness suite's failure classes (evaluate.py
-    # --sections r). r34/r35 (the narrow members) learned them and lost Penn; r38's wider members keep
+    # --sections r). r34/r35 (the narrow members) learned them and lost Penn; r39's wider members keep
     # it (docs/history.md).
     all_variants = VARIANT_NAMES  # star, slow_step, lunge_arms, bursts, knee_cut
     ap.add_argument("--sequence-variants", type=lambda v: tuple(x for x in v.split(",") if x),

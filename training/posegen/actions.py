@@ -22,7 +22,7 @@ PHASE_LOG = None
 # it has been drawn, so the RNG stream is the same with or without them.
 SUITE = {}
 
-# Variants (r34; on in train.py by default since r38, issue 41; off here, so the data of r26..r33 stay
+# Variants (r34; on in train.py by default since r39, issue 41; off here, so the data of r26..r33 stay
 # bit for bit), by name: "star" (star jumps, and jacks mixed with star jumps, as `jumping_jacks`),
 # "slow_step" (step jacks down to 3 s a repetition), "lunge_arms" (lunges with the arms forward or
 # overhead), and in dataset.make_clip "bursts" (sets in short bursts between standing or talking) and

@@ -69,8 +69,8 @@ def mirror_twin(tf, member):
 # ---------------------------------------------------------------- decision-history second stage (r30)
 # Per window the members give an "entry" of 2 x dense + 7 values (263 with the default dense 128):
 # each member's hidden dense output averaged with its mirror twin's, the four branches' mean logits
-# times LOGIT_SCALE (6) and a flag (1: the decision exists). The history input holds the previous K entries of the same run,
-# oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
+# times LOGIT_SCALE (6) and a flag (1: the decision exists). The history input holds the previous K
+# entries of the same run, oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
 # (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
 LOGIT_SCALE = 0.25
 # r32 "--head-base logprobs" (screened, not adopted: r29's +0.8 points on Penn did not carry over,
@@ -404,12 +404,12 @@ def main():
     # standing or talking and knee-cut framing: the robustness suite's failure classes (evaluate.py
     # --sections r). r34/r35 (the narrow members) learned them and lost Penn; r39's wider members keep
     # it (docs/history.md).
-    all_variants = VARIANT_NAMES  # star, slow_step, lunge_arms, bursts, knee_cut
-    ap.add_argument("--sequence-variants", type=lambda v: tuple(x for x in v.split(",") if x),
-                    default=all_variants,
+    def variant_list(text):
+        return tuple(name for name in text.split(",") if name)
+    ap.add_argument("--sequence-variants", type=variant_list, default=VARIANT_NAMES,
                     help="comma-separated generator variants in the heads' training sequences "
                          "(posegen/actions.py VARIANT_NAMES; default: all five; '': none, as r26..r33)")
-    ap.add_argument("--member-variants", type=lambda v: tuple(x for x in v.split(",") if x), default=all_variants,
+    ap.add_argument("--member-variants", type=variant_list, default=VARIANT_NAMES,
                     help="comma-separated generator variants in the members' training clips (as --sequence-variants)")
     # dev: experiments on the second stage need not retrain the members (bit for bit the same each run)
     ap.add_argument("--members-cache", metavar="DIR", help="dev: load the members' weights (and the heads' training entries) from DIR if saved there, else compute and save them")

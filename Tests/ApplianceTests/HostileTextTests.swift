@@ -106,7 +106,8 @@ import CActionModel
         #expect(result.output.contains(#"description: \n<2>forged\u{1b}[2J\u{7}"#), "\(result.output)")
         #expect(result.output.contains(#"\nverdict: ready\u{1b}\u{7}xx"#), "\(result.output)")
         // The state output's line, its shape as the plain file gives it (the model's, not this test's).
-        let stateShape = plain.output.split(separator: "\n").first { $0.hasPrefix("  Identity_1  ") }?.dropFirst("  Identity_1  ".count)
+        let stateLine = "  Identity_1  "
+        let stateShape = plain.output.split(separator: "\n").first { $0.hasPrefix(stateLine) }?.dropFirst(stateLine.count)
         #expect(stateShape != nil, "\(plain.output)")
         #expect(result.output.contains(#"  \n<2>xx\u{1b}[2J  "# + (stateShape ?? "?")), "\(result.output)")
     }

@@ -503,8 +503,9 @@ print("  action classifier invoke".ljust(44) + "".join(m(cls[c]).rjust(w) for c 
 print("  capture+convert Y4M-like I420 640x480".ljust(44) + "".join(m(cap420[c]).rjust(w) for c in cpus))
 print("  MoveNet + YUYV capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] / 5).rjust(w) for c in cpus))
 print("  whole pipeline per frame (replay, Y4M I420)".ljust(44) + "".join(m(loop_[c]).rjust(w) for c in cpus))
-# The replayed clips (10 and 20 frames) never fill the classifier's 30-frame window, so the
-# pipeline's count holds no classifier invoke: the budget below adds it as a fifth of an invoke.
+# The replayed clips have nobody in them: every decision is no_person and the classifier never runs
+# (replaying 30 and 40 frames instead counts the same per frame), so the pipeline's count holds no
+# classifier invoke and the budget below adds a fifth of one.
 print("  of which not MoveNet/I420 (no classifier)".ljust(44) + "".join(m(loop_[c] - pw[c][0] - cap420[c]).rjust(w) for c in cpus))
 print()
 m_rss = re.search(r"peak without it (\d+) kB", rss[1])
@@ -515,10 +516,11 @@ mappings = [l.rstrip("\n") for l in open(os.path.join(work, "rss.stderr")) if l.
 for l in mappings[:6]: print(f"  {l}")
 print()
 # The frame budget in cycles: llvm-mca's cycles per frame of the whole pipeline (`replay`, with
-# the camera's YUYV conversion in place of the clip's I420 one, and a fifth of a classifier invoke); the clocks and the speed-up of
-# MoveNet's operators on more threads are assumptions (docs/performance-arm64.md says where each
-# range comes from). Only MoveNet runs on the worker pool; the rest is one thread. llvm-mca leaves
-# out caches, memory bandwidth and branch misses, so these rates are upper bounds of the model.
+# the camera's YUYV conversion in place of the clip's I420 one, and a fifth of a classifier invoke);
+# the clocks and the speed-up of MoveNet's operators on more threads are assumptions
+# (docs/performance-arm64.md says where each range comes from). Only MoveNet runs on the worker pool;
+# the rest is one thread. llvm-mca leaves out caches, memory bandwidth and branch misses, so these
+# rates are upper bounds of the model.
 boards = [("Pi 4 / 400 / CM4", "cortex-a72", (1.5, 1.8)), ("Pi 5", "cortex-a76", (2.4,)),
           ("Pi 3 B / B+", "cortex-a53", (1.2, 1.4)), ("Pi Zero 2 W", "cortex-a53", (1.0,))]
 speedups = {1: (1.0, 1.0), 2: (1.6, 1.85), 3: (2.0, 2.6), 4: (2.3, 3.2)}

@@ -116,6 +116,18 @@ sample() {
         /^RssShmem:/{s=$2} /^Threads:/{t=$2} END{print r, a, f, s, t}' "/proc/$pid/status" 2>/dev/null)
     fds=$(find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
     [ -n "$rss" ] && echo "$(since "$soak_t0") $pid $rss $fds $threads $nr $anon $file $shmem" >> "$S/samples"
+    # Each process's memory map at its first sample, for the artifact that says where the last
+    # process's anonymous pages are (smaps_by_mapping).
+    [ -e "$S/smaps-first-$pid" ] || cp "/proc/$pid/smaps" "$S/smaps-first-$pid" 2>/dev/null || true
+}
+# smaps_by_mapping FILE: a process's smaps summed per mapping name, unnamed mappings by their size
+# (a thread's stack, a malloc arena's 64 MB reservation), largest anonymous first:
+# "ANON_KB RSS_KB MAPPINGS NAME".
+smaps_by_mapping() {
+    awk 'function flush() { if (name != "") { anon[name] += a; rss[name] += r; n[name]++ } }
+         /^[0-9a-f]+-[0-9a-f]+ /{flush(); name = NF >= 6 ? $6 : "-"; a = r = 0; next}
+         /^Size:/{if (name == "-") name = "(unnamed, " $2 " kB)"} /^Rss:/{r = $2} /^Anonymous:/{a = $2}
+         END{flush(); for (k in anon) printf "%8d %8d %5d %s\n", anon[k], rss[k], n[k], k}' "$1" | sort -rn | head -15
 }
 # sample_for SECONDS: samples every SOAK_SAMPLE_S until SECONDS have passed.
 sample_for() {
@@ -291,6 +303,7 @@ else
 fi
 collect_summaries
 read -r end_pid end_nr end_sub <<<"$(show_state)"
+cp "/proc/$end_pid/smaps" "$S/smaps-last" 2>/dev/null || true
 timeout 30 systemctl stop posewatch.service
 leds_after_stop "final stop"
 soak_end=$(since "$soak_t0")
@@ -382,4 +395,9 @@ echo "$v_end: soak: posewatch still running at the end (no unit failure)"
 artifact "soak samples (t pid rss_kB fds threads nrestarts anon_kB file_kB shmem_kB)" cat "$S/samples"
 artifact "soak summaries (monotonic_us pid)" cat "$S/summaries"
 artifact "soak faults" cat "$S/faults"
+if [ -e "$S/smaps-first-$end_pid" ] && [ -e "$S/smaps-last" ]; then
+    artifact "soak: the last process's memory by mapping at its first sample (anonymous kB, RSS kB, mappings, name)" \
+        smaps_by_mapping "$S/smaps-first-$end_pid"
+    artifact "soak: the last process's memory by mapping at the end" smaps_by_mapping "$S/smaps-last"
+fi
 cp /run/posewatch.toml.packaged "$CONF"

@@ -70,8 +70,9 @@ def mirror_twin(tf, member):
 # Per window the members give an "entry" of 2 x dense + 7 values (263 with the default dense 128):
 # each member's hidden dense output averaged with its mirror twin's, the four branches' mean logits
 # times LOGIT_SCALE (6) and a flag (1: the decision exists). The history input holds the previous K
-# entries of the same run, oldest first; rows without a decision are all zero (flag 0). LOGIT_SCALE keeps the logits' range
-# (about -40..+45) near the embedding's (0..28): the entry is one int8 tensor with one scale.
+# entries of the same run, oldest first; rows without a decision are all zero (flag 0).
+# LOGIT_SCALE keeps the logits' range (about -40..+45) near the embedding's (0..28): the entry is
+# one int8 tensor with one scale.
 LOGIT_SCALE = 0.25
 # r32 "--head-base logprobs" (screened, not adopted: r29's +0.8 points on Penn did not carry over,
 # docs/history.md): the heads' correction is added to log(mean of the four branches'

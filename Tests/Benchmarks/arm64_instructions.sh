@@ -497,11 +497,14 @@ for cat in order:
     print(f"  {cat} ({k})".ljust(44) + "".join(m(sum(counts[c])).rjust(w) for c in cpus))
 print("  sum of nodes (incl. one clock read each)".ljust(44) + "".join(m(sum(x for (_, _, x) in nodes[c])).rjust(w) for c in cpus))
 print()
+# The classifier runs once every STRIDE frames (its metadata's "stride", training/config.py): a frame
+# carries that share of an invoke.
+CLASSIFIER_SHARE = 1 / 5
 print("rest of a frame (posewatch)")
 print("  capture+convert YUYV 640x480 -> 192x192".ljust(44) + "".join(m(cap[c]).rjust(w) for c in cpus))
 print("  action classifier invoke".ljust(44) + "".join(m(cls[c]).rjust(w) for c in cpus))
 print("  capture+convert Y4M-like I420 640x480".ljust(44) + "".join(m(cap420[c]).rjust(w) for c in cpus))
-print("  MoveNet + YUYV capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] / 5).rjust(w) for c in cpus))
+print("  MoveNet + YUYV capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] * CLASSIFIER_SHARE).rjust(w) for c in cpus))
 print("  whole pipeline per frame (replay, Y4M I420)".ljust(44) + "".join(m(loop_[c]).rjust(w) for c in cpus))
 # The replayed clips have nobody in them: every decision is no_person and the classifier never runs
 # (replaying 30 and 40 frames instead counts the same per frame), so the pipeline's count holds no
@@ -529,7 +532,7 @@ for name, cpu, clocks in boards:
     if cpu not in pw: continue
     movenet = cyc["posewatch"][cpu][0]
     rest = (cyc["loop"][cpu][0] - movenet - cyc["capture420"][cpu][0] + cyc["capture"][cpu][0]
-            + cyc["classifier"][cpu][0] / 5)  # one classifier invoke every fifth frame (stride 5)
+            + cyc["classifier"][cpu][0] * CLASSIFIER_SHARE)
     print(f"{name} ({cpu}): {m(movenet + rest)} cycles per frame = MoveNet {m(movenet)} + rest {m(rest)}")
     print("  threads  speed-up  " + "".join(f"fps at {f} GHz".ljust(18) for f in clocks))
     for threads, (s_lo, s_hi) in speedups.items():

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinuxSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,6 +45,7 @@ extension PosewatchCommand {
     public static func runAsMain(_ arguments: [String]? = nil) -> Never {
         ProcessSignals.ignoreBrokenPipes()
         ProcessSignals.holdLoopSignals()
+        ProcessMemory.declineTransparentHugePages()
         let error: any Error
         do {
             let given = arguments ?? Array(CommandLine.arguments.dropFirst())

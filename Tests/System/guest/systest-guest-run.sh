@@ -63,6 +63,11 @@ else
 fi
 [ "$(prop Type)/$(prop NotifyAccess)" = notify/main ] || fail "unit is $(prop Type)/$(prop NotifyAccess), want notify/main"
 pid=$(prop MainPID)
+# Transparent huge pages off for the service (ProcessMemory.declineTransparentHugePages): its
+# THP_enabled line (Linux 5.0+) reads 0 whatever the kernel's mode.
+thp=$(awk '/^THP_enabled:/{print $2}' "/proc/$pid/status" 2>/dev/null)
+[ "$thp" = 0 ] && pass "transparent huge pages off for posewatch (THP_enabled 0; the kernel's mode: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))" \
+    || fail "transparent huge pages not off for posewatch: THP_enabled '${thp:-absent}' in /proc/$pid/status"
 
 # ------------------------------------------------------------------ LEDs while healthy
 sample_leds 4

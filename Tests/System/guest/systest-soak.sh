@@ -122,12 +122,13 @@ sample() {
 }
 # smaps_by_mapping FILE: a process's smaps summed per mapping name, unnamed mappings by their size
 # (a thread's stack, a malloc arena's 64 MB reservation), largest anonymous first:
-# "ANON_KB RSS_KB MAPPINGS NAME".
+# "ANON_KB RSS_KB HUGE_KB MAPPINGS NAME" (HUGE_KB: of the anonymous part, in transparent huge pages).
 smaps_by_mapping() {
-    awk 'function flush() { if (name != "") { anon[name] += a; rss[name] += r; n[name]++ } }
-         /^[0-9a-f]+-[0-9a-f]+ /{flush(); name = NF >= 6 ? $6 : "-"; a = r = 0; next}
+    awk 'function flush() { if (name != "") { anon[name] += a; rss[name] += r; huge[name] += h; n[name]++ } }
+         /^[0-9a-f]+-[0-9a-f]+ /{flush(); name = NF >= 6 ? $6 : "-"; a = r = h = 0; next}
          /^Size:/{if (name == "-") name = "(unnamed, " $2 " kB)"} /^Rss:/{r = $2} /^Anonymous:/{a = $2}
-         END{flush(); for (k in anon) printf "%8d %8d %5d %s\n", anon[k], rss[k], n[k], k}' "$1" | sort -rn | head -15
+         /^AnonHugePages:/{h = $2}
+         END{flush(); for (k in anon) printf "%8d %8d %8d %5d %s\n", anon[k], rss[k], huge[k], n[k], k}' "$1" | sort -rn | head -15
 }
 # sample_for SECONDS: samples every SOAK_SAMPLE_S until SECONDS have passed.
 sample_for() {
@@ -396,7 +397,7 @@ artifact "soak samples (t pid rss_kB fds threads nrestarts anon_kB file_kB shmem
 artifact "soak summaries (monotonic_us pid)" cat "$S/summaries"
 artifact "soak faults" cat "$S/faults"
 if [ -e "$S/smaps-first-$end_pid" ] && [ -e "$S/smaps-last" ]; then
-    artifact "soak: the last process's memory by mapping at its first sample (anonymous kB, RSS kB, mappings, name)" \
+    artifact "soak: the last process's memory by mapping at its first sample (anonymous kB, RSS kB, of it in huge pages kB, mappings, name)" \
         smaps_by_mapping "$S/smaps-first-$end_pid"
     artifact "soak: the last process's memory by mapping at the end" smaps_by_mapping "$S/smaps-last"
 fi

@@ -1,0 +1,25 @@
+import CLinuxSystem
+
+/// Process-wide memory settings, made once at start-up.
+public enum ProcessMemory {
+    /// Turns transparent huge pages off for this process and anything it starts.
+    ///
+    /// Debian's kernels (the image's included) back anonymous memory with 2 MiB pages wherever a
+    /// 2 MiB-aligned range of it is touched or khugepaged later collapses one ("always"). posewatch's
+    /// heap and its threads' stacks each use a few hundred kB of such a range, so a huge page
+    /// there adds up to 2 MiB of resident memory for nothing: in the system test's soak 10 MB of the
+    /// camera loop's 14 MB of anonymous memory sat in huge pages, and the total grew by about 3 MB
+    /// at a time no one chose, minutes after start (docs/development.md). Nothing posewatch keeps is
+    /// large enough to gain from them: the inference arena is 1.2 MB and the models are file
+    /// mappings, which these kernels never back with huge pages. Every speed figure in docs/ was
+    /// measured with them off for posewatch (the development machine's kernel uses "madvise").
+    ///
+    /// - Returns: nil when they are off, else why not (a kernel before 3.15: nothing to fix then).
+    @discardableResult
+    public static func declineTransparentHugePages() -> Errno? {
+        pw_disable_transparent_huge_pages() == 0 ? nil : Errno.current
+    }
+
+    /// Whether transparent huge pages are off for this process (`declineTransparentHugePages`).
+    public static var transparentHugePagesDeclined: Bool { pw_transparent_huge_pages_disabled() == 1 }
+}

@@ -407,10 +407,12 @@ RSS_LINE=$(grep -m1 '^rss_probe: guest peak' "$WORK/rss.stderr") || fail "no rss
 printf 'rss\t%s\t%s\n' "$RSS_CPU" "$RSS_LINE" >> "$RESULTS"
 
 # --- the table --------------------------------------------------------------------------------------
-python3 - "$RESULTS" "$N" "$CPUS" "$LOOP_CHECK" "$SWIFT_VERSION" "$LITERT_WHEEL" "$(qemu-aarch64 --version | head -n 1)" <<'EOF'
+python3 - "$RESULTS" "$N" "$CPUS" "$LOOP_CHECK" "$SWIFT_VERSION" "$LITERT_WHEEL" "$(qemu-aarch64 --version | head -n 1)" "$REPO/training" <<'EOF'
 import os, re, sys
 from collections import defaultdict
-path, n, cpus, loop, swift, wheel, qemu = sys.argv[1:8]
+path, n, cpus, loop, swift, wheel, qemu, training = sys.argv[1:9]
+sys.path.insert(0, training)
+from config import STRIDE  # the classifier's stride, as the recipe writes it into its metadata
 work = os.path.dirname(path)
 
 def classes(tag_n, tag_2n, invokes):
@@ -497,14 +499,13 @@ for cat in order:
     print(f"  {cat} ({k})".ljust(44) + "".join(m(sum(counts[c])).rjust(w) for c in cpus))
 print("  sum of nodes (incl. one clock read each)".ljust(44) + "".join(m(sum(x for (_, _, x) in nodes[c])).rjust(w) for c in cpus))
 print()
-# The classifier runs once every STRIDE frames (its metadata's "stride", training/config.py): a frame
-# carries that share of an invoke.
-CLASSIFIER_SHARE = 1 / 5
+# The classifier runs once every STRIDE frames: a frame carries that share of an invoke.
+CLASSIFIER_SHARE = 1 / STRIDE
 print("rest of a frame (posewatch)")
 print("  capture+convert YUYV 640x480 -> 192x192".ljust(44) + "".join(m(cap[c]).rjust(w) for c in cpus))
 print("  action classifier invoke".ljust(44) + "".join(m(cls[c]).rjust(w) for c in cpus))
 print("  capture+convert Y4M-like I420 640x480".ljust(44) + "".join(m(cap420[c]).rjust(w) for c in cpus))
-print("  MoveNet + YUYV capture + classifier/5".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] * CLASSIFIER_SHARE).rjust(w) for c in cpus))
+print(f"  MoveNet + YUYV capture + classifier/{STRIDE}".ljust(44) + "".join(m(pw[c][0] + cap[c] + cls[c] * CLASSIFIER_SHARE).rjust(w) for c in cpus))
 print("  whole pipeline per frame (replay, Y4M I420)".ljust(44) + "".join(m(loop_[c]).rjust(w) for c in cpus))
 # The replayed clips have nobody in them: every decision is no_person and the classifier never runs
 # (replaying 30 and 40 frames instead counts the same per frame), so the pipeline's count holds no
